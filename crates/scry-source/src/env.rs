@@ -1,0 +1,67 @@
+//! The environment a provider may consult: the home directory and environment variables.
+//!
+//! Providers never read the process environment themselves; the binary builds an [`Env`] once
+//! (or a test builds one pointing at a corpus) and passes it down.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Home directory plus a snapshot of environment variables.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    home: PathBuf,
+    vars: BTreeMap<String, String>,
+}
+
+impl Env {
+    /// An environment with `home` and no variables.
+    pub fn with_home(home: impl Into<PathBuf>) -> Self {
+        Env {
+            home: home.into(),
+            vars: BTreeMap::new(),
+        }
+    }
+
+    /// The current process's environment (`HOME` and every variable).
+    pub fn from_process() -> Self {
+        let vars: BTreeMap<String, String> = std::env::vars().collect();
+        let home = vars
+            .get("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/"));
+        Env { home, vars }
+    }
+
+    /// Adds or replaces a variable (builder style).
+    pub fn var_set(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.vars.insert(key.to_string(), value.into());
+        self
+    }
+
+    /// The home directory.
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// A variable's value; empty values count as unset.
+    pub fn var(&self, key: &str) -> Option<&str> {
+        self.vars
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// `$XDG_DATA_HOME` or `~/.local/share`.
+    pub fn data_home(&self) -> PathBuf {
+        self.var("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| self.home.join(".local/share"))
+    }
+
+    /// `$XDG_CONFIG_HOME` or `~/.config`.
+    pub fn config_home(&self) -> PathBuf {
+        self.var("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| self.home.join(".config"))
+    }
+}

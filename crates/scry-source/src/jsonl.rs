@@ -1,0 +1,258 @@
+//! JSON-lines reading with the project's rules for damaged input (SPEC P4, S-R1):
+//!
+//! - blank lines are skipped;
+//! - invalid UTF-8 is decoded lossily and reported ([`WarningKind::InvalidUtf8`]);
+//! - raw control bytes (NUL included) inside strings are kept: the line is re-read with those
+//!   bytes escaped, so the text survives byte for byte;
+//! - a line that still does not parse is skipped with a [`WarningKind::CorruptRecord`] warning
+//!   naming file and line — unless it is the unterminated last line, which is
+//!   [`WarningKind::IncompleteTail`] (a writer is mid-append, or crashed);
+//! - `.zst` / `.zstd` files are decompressed as a stream (all frames).
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use scry_model::{Warning, WarningKind};
+use serde_json::Value;
+
+use crate::lines::LineReader;
+use crate::SourceError;
+
+/// One parsed JSON record and where it came from.
+#[derive(Debug)]
+pub struct Record<'a> {
+    /// The parsed value.
+    pub value: Value,
+    /// The raw bytes of the line (for checksums and `--raw`).
+    pub raw: &'a [u8],
+    /// Byte offset of the line in the (decompressed) stream.
+    pub offset: u64,
+    /// 1-based line number.
+    pub line: u64,
+}
+
+/// Counts from one pass over a JSONL stream.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JsonlStats {
+    /// Lines read (blank lines included).
+    pub lines: u64,
+    /// Records handed to the callback.
+    pub records: u64,
+    /// Lines skipped as corrupt or incomplete.
+    pub skipped: u64,
+    /// Bytes consumed.
+    pub bytes: u64,
+}
+
+/// Opens a file for reading, transparently decompressing `.zst` / `.zstd`.
+pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, SourceError> {
+    let file = File::open(path).map_err(|e| SourceError::io(path, e))?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name.ends_with(".zst") || name.ends_with(".zstd") {
+        let dec = zstd::stream::read::Decoder::new(file).map_err(|e| SourceError::io(path, e))?;
+        Ok(Box::new(BufReader::with_capacity(64 * 1024, dec)))
+    } else {
+        Ok(Box::new(BufReader::with_capacity(64 * 1024, file)))
+    }
+}
+
+/// Reads every JSON record of the file at `path`, calling `f` for each. Warnings are appended
+/// to `warnings`; only an unopenable file is an error. A read error in the middle (e.g. a
+/// corrupt compressed stream) ends the pass with a warning instead of failing.
+pub fn read_file(
+    path: &Path,
+    warnings: &mut Vec<Warning>,
+    f: impl FnMut(Record<'_>),
+) -> Result<JsonlStats, SourceError> {
+    let reader = open(path)?;
+    Ok(read(reader, path, 0, 0, warnings, f))
+}
+
+/// Reads JSON records from `reader`, which is positioned at byte `offset` after `lines_before`
+/// lines of the file `path` (used for locations in warnings).
+pub fn read<R: BufRead>(
+    reader: R,
+    path: &Path,
+    offset: u64,
+    lines_before: u64,
+    warnings: &mut Vec<Warning>,
+    mut f: impl FnMut(Record<'_>),
+) -> JsonlStats {
+    let mut lines = LineReader::starting_at(reader, offset, lines_before);
+    let mut stats = JsonlStats::default();
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => {
+                warnings.push(Warning::at(
+                    WarningKind::Unreadable,
+                    format!("read stopped: {e}"),
+                    path,
+                    Some(stats.lines + lines_before + 1),
+                ));
+                break;
+            }
+        };
+        stats.lines += 1;
+        if line.bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match parse_line(line.bytes, path, line.number, line.complete, warnings) {
+            Some(value) => {
+                stats.records += 1;
+                f(Record {
+                    value,
+                    raw: line.bytes,
+                    offset: line.offset,
+                    line: line.number,
+                });
+            }
+            None => stats.skipped += 1,
+        }
+    }
+    stats.bytes = lines.offset() - offset;
+    stats
+}
+
+/// Parses one line by the rules in the module doc; `None` (with a warning) when it cannot be.
+pub fn parse_line(
+    bytes: &[u8],
+    path: &Path,
+    number: u64,
+    complete: bool,
+    warnings: &mut Vec<Warning>,
+) -> Option<Value> {
+    let text: Cow<'_, str> = match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(e) => {
+            warnings.push(Warning::at(
+                WarningKind::InvalidUtf8,
+                format!(
+                    "invalid UTF-8 at byte {} of the line; decoded lossily",
+                    e.valid_up_to()
+                ),
+                path,
+                Some(number),
+            ));
+            String::from_utf8_lossy(bytes)
+        }
+    };
+    let first = match serde_json::from_str::<Value>(&text) {
+        Ok(v) => return Some(v),
+        Err(e) => e,
+    };
+    if text
+        .bytes()
+        .any(|b| b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r')
+        || text.contains('\t')
+    {
+        if let Ok(v) = serde_json::from_str::<Value>(&escape_controls(&text)) {
+            return Some(v);
+        }
+    }
+    if complete {
+        warnings.push(Warning::at(
+            WarningKind::CorruptRecord,
+            format!("skipped a line that is not JSON ({first})"),
+            path,
+            Some(number),
+        ));
+    } else {
+        warnings.push(Warning::at(
+            WarningKind::IncompleteTail,
+            format!(
+                "last line is incomplete ({} bytes without a newline); it will be read once finished",
+                bytes.len()
+            ),
+            path,
+            Some(number),
+        ));
+    }
+    None
+}
+
+/// Replaces raw control characters with `\u00XX` escapes so that JSON strings holding them
+/// parse and keep them.
+fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if (c as u32) < 0x20 {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Reads at most `limit` bytes from the start of `path` (decompressing if needed), for sniffing.
+pub fn head(path: &Path, limit: usize) -> Option<Vec<u8>> {
+    let reader = open(path).ok()?;
+    let mut buf = Vec::new();
+    reader.take(limit as u64).read_to_end(&mut buf).ok()?;
+    Some(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(data: &[u8]) -> (Vec<Value>, Vec<Warning>) {
+        let mut warnings = Vec::new();
+        let mut values = Vec::new();
+        read(data, Path::new("t.jsonl"), 0, 0, &mut warnings, |r| {
+            values.push(r.value)
+        });
+        (values, warnings)
+    }
+
+    #[test]
+    fn corrupt_middle_line_is_skipped_with_location() {
+        let (values, warnings) = run(b"{\"a\":1}\n{oops\n{\"a\":2}\n");
+        assert_eq!(values.len(), 2);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].kind, WarningKind::CorruptRecord);
+        assert_eq!(warnings[0].line, Some(2));
+    }
+
+    #[test]
+    fn torn_tail_is_incomplete_not_corrupt() {
+        let (values, warnings) = run(b"{\"a\":1}\n{\"a\":");
+        assert_eq!(values.len(), 1);
+        assert_eq!(warnings[0].kind, WarningKind::IncompleteTail);
+    }
+
+    #[test]
+    fn unterminated_but_whole_last_line_is_read() {
+        let (values, warnings) = run(b"{\"a\":1}\n{\"a\":2}");
+        assert_eq!(values.len(), 2);
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn nul_bytes_survive_raw_and_escaped() {
+        let (values, warnings) = run(b"{\"t\":\"a\x00b\"}\n{\"t\":\"c\\u0000d\"}\n");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(values[0]["t"].as_str().unwrap(), "a\u{0}b");
+        assert_eq!(values[1]["t"].as_str().unwrap(), "c\u{0}d");
+    }
+
+    #[test]
+    fn invalid_utf8_is_lossy_with_warning() {
+        let (values, warnings) = run(b"{\"t\":\"a\xffb\"}\n");
+        assert_eq!(values[0]["t"].as_str().unwrap(), "a\u{fffd}b");
+        assert_eq!(warnings[0].kind, WarningKind::InvalidUtf8);
+    }
+
+    #[test]
+    fn deep_nesting_is_a_warning_not_a_crash() {
+        let mut line = "[".repeat(100_000);
+        line.push('\n');
+        let (values, warnings) = run(line.as_bytes());
+        assert!(values.is_empty());
+        assert_eq!(warnings[0].kind, WarningKind::CorruptRecord);
+    }
+}

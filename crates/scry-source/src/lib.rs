@@ -1,0 +1,19 @@
+//! The door every provider goes through: the [`Source`] trait, what discovery returns
+//! ([`SourceFile`], [`Discovery`]), the environment a provider may look at ([`Env`]), and the
+//! shared reading helpers — the streaming JSONL reader ([`lines`], [`jsonl`]), time parsing
+//! ([`time`]) and small JSON accessors ([`json`]).
+//!
+//! Providers never know about the index or the CLI; they turn files into
+//! [`scry_model::Session`]s and report problems as located [`scry_model::Warning`]s.
+
+mod env;
+mod error;
+pub mod json;
+pub mod jsonl;
+pub mod lines;
+mod source;
+pub mod time;
+
+pub use env::Env;
+pub use error::SourceError;
+pub use source::{file_stat, Discovery, Root, Source, SourceFile};

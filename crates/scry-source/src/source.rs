@@ -1,0 +1,133 @@
+//! The provider trait and the records discovery produces.
+
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use scry_model::{Header, ProviderId, Session, SessionKind, Warning};
+
+use crate::{Env, SourceError};
+
+/// A directory a provider looks in, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    /// The directory (or database file).
+    pub path: PathBuf,
+    /// The environment variable that chose it, if any (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, …).
+    pub env_var: Option<String>,
+    /// Whether it exists.
+    pub exists: bool,
+}
+
+impl Root {
+    /// A root at `path`, chosen by `env_var` (if any); `exists` is checked now.
+    pub fn new(path: PathBuf, env_var: Option<&str>) -> Self {
+        let exists = path.exists();
+        Root {
+            path,
+            env_var: env_var.map(str::to_string),
+            exists,
+        }
+    }
+}
+
+/// One session's source as found by discovery: paths and stat data only, nothing opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The provider that owns it.
+    pub provider: ProviderId,
+    /// The session's native id as far as the path tells (file stem, directory name, db key).
+    pub id: String,
+    /// The primary file (or the database holding the session).
+    pub path: PathBuf,
+    /// The session's key inside a multi-session store (a SQLite thread / session id).
+    pub key: Option<String>,
+    /// Side files that belong to the session (read together with `path`).
+    pub related: Vec<PathBuf>,
+    /// Size of `path` in bytes.
+    pub size: u64,
+    /// Modification time of `path` in nanoseconds since the Unix epoch (0 if unknown).
+    pub mtime_ns: i64,
+    /// Kind as far as the path tells.
+    pub kind: SessionKind,
+    /// Parent session's native id as far as the path tells (subagent directories).
+    pub parent: Option<String>,
+    /// Working directory as far as the path tells without opening anything (e.g. Grok's
+    /// percent-encoded directory name); lets scope filters skip files unopened.
+    pub cwd_hint: Option<String>,
+}
+
+impl SourceFile {
+    /// A main-session source at `path` with id `id`, stat data filled in (zeros when stat fails).
+    pub fn new(provider: ProviderId, id: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        let (size, mtime_ns) = file_stat(&path);
+        SourceFile {
+            provider,
+            id: id.into(),
+            path,
+            key: None,
+            related: Vec::new(),
+            size,
+            mtime_ns,
+            kind: SessionKind::Main,
+            parent: None,
+            cwd_hint: None,
+        }
+    }
+}
+
+/// Size and mtime (ns since epoch) of a path; zeros when it cannot be stat'ed.
+pub fn file_stat(path: &Path) -> (u64, i64) {
+    match std::fs::metadata(path) {
+        Ok(m) => {
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map(|d| d.as_nanos() as i64)
+                .unwrap_or(0);
+            (m.len(), mtime)
+        }
+        Err(_) => (0, 0),
+    }
+}
+
+/// What a provider's discovery found.
+#[derive(Debug, Clone, Default)]
+pub struct Discovery {
+    /// Roots searched, existing or not.
+    pub roots: Vec<Root>,
+    /// Session sources found.
+    pub files: Vec<SourceFile>,
+    /// Problems met while walking (unreadable directories, loops).
+    pub warnings: Vec<Warning>,
+}
+
+/// One agent's reader. Implementations live one per crate (`scry-source-<agent>`).
+pub trait Source: Send + Sync {
+    /// Which provider this is.
+    fn id(&self) -> ProviderId;
+
+    /// The roots this provider searches in `env` (env overrides first), existing or not.
+    fn roots(&self, env: &Env) -> Vec<Root>;
+
+    /// Finds session sources under the roots. Cheap: directory walks and stat only.
+    fn discover(&self, env: &Env) -> Discovery;
+
+    /// Recognizes a path given directly by the user (`scry show ./file.jsonl`), opening at most a
+    /// small prefix of it. `None` when the file is not this provider's.
+    fn detect(&self, path: &Path) -> Option<SourceFile> {
+        let _ = path;
+        None
+    }
+
+    /// A bounded read for list views: id, cwd, title, times, model, branch. The default parses
+    /// the whole session; providers override it where the format allows a cheaper read.
+    fn scan_header(&self, file: &SourceFile) -> Result<Header, SourceError> {
+        self.parse(file).map(|s| s.header)
+    }
+
+    /// Parses the whole session, streaming. Problems inside the source become warnings; only a
+    /// source that cannot be read at all is an error.
+    fn parse(&self, file: &SourceFile) -> Result<Session, SourceError>;
+}

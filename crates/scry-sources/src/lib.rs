@@ -1,0 +1,46 @@
+//! Every provider in one list ([`registry`]), discovery across all of them ([`discover_all`]),
+//! and session id resolution ([`resolve`], SPEC S-E3).
+//!
+//! Adding an agent touches its own crate, one line in [`registry`], and fixtures.
+
+mod resolve;
+
+use scry_model::ProviderId;
+use scry_source::{Discovery, Env, Source};
+
+pub use resolve::{resolve, Candidate, ResolveError};
+
+/// Every provider scry supports, in display order.
+pub fn registry() -> Vec<Box<dyn Source>> {
+    vec![]
+}
+
+/// Discovery results of one provider.
+#[derive(Debug)]
+pub struct ProviderDiscovery {
+    /// The provider.
+    pub provider: ProviderId,
+    /// What it found.
+    pub discovery: Discovery,
+}
+
+/// Runs discovery for every provider in `sources` (all of them when `only` is empty).
+pub fn discover_all(
+    sources: &[Box<dyn Source>],
+    env: &Env,
+    only: &[ProviderId],
+) -> Vec<ProviderDiscovery> {
+    sources
+        .iter()
+        .filter(|s| only.is_empty() || only.contains(&s.id()))
+        .map(|s| ProviderDiscovery {
+            provider: s.id(),
+            discovery: s.discover(env),
+        })
+        .collect()
+}
+
+/// The provider implementation for `id`, if registered.
+pub fn source_for(sources: &[Box<dyn Source>], id: ProviderId) -> Option<&dyn Source> {
+    sources.iter().find(|s| s.id() == id).map(|b| b.as_ref())
+}

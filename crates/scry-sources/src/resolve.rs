@@ -1,0 +1,169 @@
+//! Session id resolution (SPEC S-E3): a full native id, `provider:id`, a unique prefix of at
+//! least six characters (ambiguity lists every candidate), or a path to a session file.
+
+use std::path::Path;
+
+use scry_model::ProviderId;
+use scry_source::{Source, SourceFile};
+
+/// Minimum length of an id prefix.
+pub const MIN_PREFIX: usize = 6;
+
+/// One session that matched an ambiguous reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// `provider:id`.
+    pub uri: String,
+    /// The primary source path.
+    pub path: String,
+}
+
+/// Why an id could not be resolved to exactly one session.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    /// Nothing matched.
+    #[error("no session matches '{0}'")]
+    NotFound(String),
+    /// A prefix shorter than [`MIN_PREFIX`] that is not a full id.
+    #[error("'{0}' is too short: give at least {MIN_PREFIX} characters of a session id")]
+    TooShort(String),
+    /// Several sessions matched.
+    #[error("'{reference}' is ambiguous: {} sessions match ({})", candidates.len(), candidates.iter().map(|c| c.uri.as_str()).collect::<Vec<_>>().join(", "))]
+    Ambiguous {
+        /// What the user typed.
+        reference: String,
+        /// Every matching session.
+        candidates: Vec<Candidate>,
+    },
+    /// `provider:` named no known provider.
+    #[error("unknown provider '{0}' in '{1}'")]
+    UnknownProvider(String, String),
+}
+
+/// Resolves `reference` against the discovered `files`. A path that exists is recognized by
+/// the first provider whose [`Source::detect`] accepts it, or matched against discovered paths.
+pub fn resolve(
+    reference: &str,
+    files: &[SourceFile],
+    sources: &[Box<dyn Source>],
+) -> Result<SourceFile, ResolveError> {
+    let reference = reference.trim();
+    let path = Path::new(reference);
+    if (reference.contains('/') || reference.ends_with(".jsonl") || reference.ends_with(".json"))
+        && path.exists()
+    {
+        let canon = path.canonicalize().ok();
+        if let Some(f) = files.iter().find(|f| {
+            f.path == path
+                || canon
+                    .as_ref()
+                    .is_some_and(|c| f.path.canonicalize().ok().as_ref() == Some(c))
+        }) {
+            return Ok(f.clone());
+        }
+        for s in sources {
+            if let Some(f) = s.detect(path) {
+                return Ok(f);
+            }
+        }
+        return Err(ResolveError::NotFound(reference.to_string()));
+    }
+
+    let (provider, id) = match reference.split_once(':') {
+        Some((p, rest)) if !p.is_empty() && !p.contains('/') => match p.parse::<ProviderId>() {
+            Ok(pid) => (Some(pid), rest),
+            Err(_) => {
+                return Err(ResolveError::UnknownProvider(
+                    p.to_string(),
+                    reference.to_string(),
+                ))
+            }
+        },
+        _ => (None, reference),
+    };
+    let in_scope = |f: &&SourceFile| provider.is_none_or(|p| f.provider == p);
+
+    let exact: Vec<&SourceFile> = files
+        .iter()
+        .filter(in_scope)
+        .filter(|f| f.id == id)
+        .collect();
+    if exact.len() == 1 {
+        return Ok(exact[0].clone());
+    }
+    if exact.len() > 1 {
+        return Err(ambiguous(reference, &exact));
+    }
+    if id.chars().count() < MIN_PREFIX {
+        return Err(ResolveError::TooShort(reference.to_string()));
+    }
+    let prefixed: Vec<&SourceFile> = files
+        .iter()
+        .filter(in_scope)
+        .filter(|f| f.id.starts_with(id))
+        .collect();
+    match prefixed.len() {
+        0 => Err(ResolveError::NotFound(reference.to_string())),
+        1 => Ok(prefixed[0].clone()),
+        _ => Err(ambiguous(reference, &prefixed)),
+    }
+}
+
+fn ambiguous(reference: &str, files: &[&SourceFile]) -> ResolveError {
+    let mut candidates: Vec<Candidate> = files
+        .iter()
+        .map(|f| Candidate {
+            uri: format!("{}:{}", f.provider, f.id),
+            path: f.path.display().to_string(),
+        })
+        .collect();
+    candidates.sort_by(|a, b| a.uri.cmp(&b.uri));
+    candidates.dedup();
+    ResolveError::Ambiguous {
+        reference: reference.to_string(),
+        candidates,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(p: ProviderId, id: &str) -> SourceFile {
+        SourceFile::new(p, id, format!("/nonexistent/{id}.jsonl"))
+    }
+
+    #[test]
+    fn full_prefix_provider_and_ambiguity() {
+        let files = vec![
+            file(ProviderId::Claude, "abcdef12-1"),
+            file(ProviderId::Claude, "abcdef12-2"),
+            file(ProviderId::Codex, "0123456789"),
+        ];
+        let none: Vec<Box<dyn Source>> = vec![];
+        assert_eq!(
+            resolve("abcdef12-1", &files, &none).unwrap().id,
+            "abcdef12-1"
+        );
+        assert_eq!(
+            resolve("codex:012345", &files, &none).unwrap().id,
+            "0123456789"
+        );
+        assert!(matches!(
+            resolve("claude:012345", &files, &none),
+            Err(ResolveError::NotFound(_))
+        ));
+        match resolve("abcdef", &files, &none) {
+            Err(ResolveError::Ambiguous { candidates, .. }) => assert_eq!(candidates.len(), 2),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            resolve("abc", &files, &none),
+            Err(ResolveError::TooShort(_))
+        ));
+        assert!(matches!(
+            resolve("nope:abcdef", &files, &none),
+            Err(ResolveError::UnknownProvider(..))
+        ));
+    }
+}

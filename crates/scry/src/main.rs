@@ -1,0 +1,5 @@
+//! The `scry` command line.
+
+fn main() {
+    println!("scry {}", env!("CARGO_PKG_VERSION"));
+}
