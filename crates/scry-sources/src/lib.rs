@@ -12,7 +12,17 @@ pub use resolve::{resolve, Candidate, ResolveError};
 
 /// Every provider scry supports, in display order.
 pub fn registry() -> Vec<Box<dyn Source>> {
-    vec![]
+    vec![
+        Box::new(scry_source_claude::ClaudeSource),
+        Box::new(scry_source_codex::CodexSource),
+        Box::new(scry_source_gemini::GeminiSource),
+        Box::new(scry_source_antigravity::AntigravitySource),
+        Box::new(scry_source_grok::GrokSource),
+        Box::new(scry_source_dsh::DshSource),
+        Box::new(scry_source_opencode::OpencodeSource),
+        Box::new(scry_source_pi::PiSource),
+        Box::new(scry_source_cursor::CursorSource),
+    ]
 }
 
 /// Discovery results of one provider.

@@ -1,0 +1,32 @@
+//! scry provider for gemini sessions (being written: discovery finds nothing yet).
+
+use scry_model::{ProviderId, Session};
+use scry_source::{Discovery, Env, Root, Source, SourceError, SourceFile};
+
+/// The gemini reader.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct GeminiSource;
+
+impl Source for GeminiSource {
+    fn id(&self) -> ProviderId {
+        ProviderId::Gemini
+    }
+
+    fn roots(&self, _env: &Env) -> Vec<Root> {
+        Vec::new()
+    }
+
+    fn discover(&self, env: &Env) -> Discovery {
+        Discovery {
+            roots: self.roots(env),
+            ..Discovery::default()
+        }
+    }
+
+    fn parse(&self, file: &SourceFile) -> Result<Session, SourceError> {
+        Err(SourceError::format(
+            &file.path,
+            "this reader is still being written",
+        ))
+    }
+}

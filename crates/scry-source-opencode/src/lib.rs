@@ -1,0 +1,32 @@
+//! scry provider for opencode sessions (being written: discovery finds nothing yet).
+
+use scry_model::{ProviderId, Session};
+use scry_source::{Discovery, Env, Root, Source, SourceError, SourceFile};
+
+/// The opencode reader.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct OpencodeSource;
+
+impl Source for OpencodeSource {
+    fn id(&self) -> ProviderId {
+        ProviderId::Opencode
+    }
+
+    fn roots(&self, _env: &Env) -> Vec<Root> {
+        Vec::new()
+    }
+
+    fn discover(&self, env: &Env) -> Discovery {
+        Discovery {
+            roots: self.roots(env),
+            ..Discovery::default()
+        }
+    }
+
+    fn parse(&self, file: &SourceFile) -> Result<Session, SourceError> {
+        Err(SourceError::format(
+            &file.path,
+            "this reader is still being written",
+        ))
+    }
+}
