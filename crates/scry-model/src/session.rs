@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Event, EventKind, ProviderId, Timestamp, TokenUsage, Warning};
+use crate::{Event, ProviderId, Timestamp, TokenUsage, Warning};
 
 /// What kind of session this is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -195,7 +195,7 @@ impl Header {
 pub struct Session {
     /// Metadata.
     pub header: Header,
-    /// Events in session order; `events[i].seq == i`.
+    /// Events in session order; `events[i].seq == i`, turns assigned (S-E1).
     pub events: Vec<Event>,
     /// Problems met while reading, with locations.
     pub warnings: Vec<Warning>,
@@ -208,32 +208,6 @@ impl Session {
             header,
             events: Vec::new(),
             warnings: Vec::new(),
-        }
-    }
-
-    /// Numbers events (`seq`), assigns turns, and fills header times and models from events
-    /// where the provider left them empty. Call once after all events are pushed.
-    pub fn finish(&mut self) {
-        for (i, e) in self.events.iter_mut().enumerate() {
-            e.seq = i as u32;
-        }
-        crate::assign_turns(&mut self.events);
-        for i in 0..self.events.len() {
-            if let Some(t) = self.events[i].time {
-                self.header.touch(t);
-            }
-            if let Some(m) = self.events[i].model.clone() {
-                self.header.add_model(&m);
-            }
-        }
-        if self.header.title.is_none() {
-            if let Some(first) = self.events.iter().find(|e| e.kind == EventKind::User) {
-                let title = first_line(&first.text, 120);
-                if !title.is_empty() {
-                    self.header.title = Some(title);
-                    self.header.title_source = Some(TitleSource::FirstPrompt);
-                }
-            }
         }
     }
 

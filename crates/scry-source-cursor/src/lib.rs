@@ -1,7 +1,7 @@
 //! scry provider for cursor sessions (being written: discovery finds nothing yet).
 
-use scry_model::{ProviderId, Session};
-use scry_source::{Discovery, Env, Root, Source, SourceError, SourceFile};
+use scry_model::{Header, ProviderId};
+use scry_source::{Discovery, Emitter, Env, Root, Source, SourceError, SourceFile};
 
 /// The cursor reader.
 #[derive(Debug, Default, Clone, Copy)]
@@ -23,7 +23,7 @@ impl Source for CursorSource {
         }
     }
 
-    fn parse(&self, file: &SourceFile) -> Result<Session, SourceError> {
+    fn parse_into(&self, file: &SourceFile, _out: &mut Emitter<'_>) -> Result<Header, SourceError> {
         Err(SourceError::format(
             &file.path,
             "this reader is still being written",

@@ -1,4 +1,4 @@
-//! The door every provider goes through: the [`Source`] trait, what discovery returns
+//! The door every provider goes through: the [`Source`] trait, the streaming [`Emitter`], what discovery returns
 //! ([`SourceFile`], [`Discovery`]), the environment a provider may look at ([`Env`]), and the
 //! shared reading helpers — the streaming JSONL reader ([`lines`], [`jsonl`]), time parsing
 //! ([`time`]) and small JSON accessors ([`json`]).
@@ -6,6 +6,7 @@
 //! Providers never know about the index or the CLI; they turn files into
 //! [`scry_model::Session`]s and report problems as located [`scry_model::Warning`]s.
 
+mod emit;
 mod env;
 mod error;
 pub mod json;
@@ -14,6 +15,7 @@ pub mod lines;
 mod source;
 pub mod time;
 
+pub use emit::{collect, CollectSink, Emitter, EventSink};
 pub use env::Env;
 pub use error::SourceError;
 pub use source::{file_stat, Discovery, Root, Source, SourceFile};

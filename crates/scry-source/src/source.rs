@@ -5,7 +5,7 @@ use std::time::UNIX_EPOCH;
 
 use scry_model::{Header, ProviderId, Session, SessionKind, Warning};
 
-use crate::{Env, SourceError};
+use crate::{Emitter, Env, SourceError};
 
 /// A directory a provider looks in, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,12 +122,29 @@ pub trait Source: Send + Sync {
     }
 
     /// A bounded read for list views: id, cwd, title, times, model, branch. The default parses
-    /// the whole session; providers override it where the format allows a cheaper read.
+    /// the whole session (into a counting sink, so memory stays flat); providers override it
+    /// where the format allows a cheaper read.
     fn scan_header(&self, file: &SourceFile) -> Result<Header, SourceError> {
-        self.parse(file).map(|s| s.header)
+        struct Discard;
+        impl crate::EventSink for Discard {
+            fn event(&mut self, _: scry_model::Event) {}
+            fn warning(&mut self, _: Warning) {}
+        }
+        let mut sink = Discard;
+        let mut out = Emitter::new(&mut sink);
+        let mut header = self.parse_into(file, &mut out)?;
+        out.finish_header(&mut header);
+        Ok(header)
     }
 
-    /// Parses the whole session, streaming. Problems inside the source become warnings; only a
-    /// source that cannot be read at all is an error.
-    fn parse(&self, file: &SourceFile) -> Result<Session, SourceError>;
+    /// Parses the whole session, streaming: every event and warning goes to `out` in order, and
+    /// the returned header holds what the provider knows beyond the events (the caller completes
+    /// it with [`Emitter::finish_header`]). Problems inside the source become warnings; only a
+    /// source that cannot be read at all is an error. Buffer only what the format forces.
+    fn parse_into(&self, file: &SourceFile, out: &mut Emitter<'_>) -> Result<Header, SourceError>;
+
+    /// Parses the whole session into memory.
+    fn parse(&self, file: &SourceFile) -> Result<Session, SourceError> {
+        crate::collect(|out| self.parse_into(file, out))
+    }
 }
