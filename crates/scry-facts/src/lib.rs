@@ -1,0 +1,12 @@
+//! Deterministic facts derived from a normalized session (SPEC §6): pure functions over
+//! [`scry_model`] types, no I/O.
+//!
+//! Every fact carries its [`Origin`]: provenance (`observed` / `derived` / `candidate`), the
+//! extractor that produced it, and the evidence handle `E<n>·T<n>` + locator.
+
+pub mod pairing;
+pub mod provenance;
+pub mod shell;
+pub mod text;
+
+pub use provenance::{Evidence, Origin, Provenance};
