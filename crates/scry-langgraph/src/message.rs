@@ -306,6 +306,9 @@ pub enum Update {
 /// Classifies a decoded `messages` write. `Err` names what is malformed.
 pub fn classify_update(value: &Value) -> Result<Update, String> {
     if let Some(inner) = overwrite_payload(value) {
+        if !matches!(inner, Value::Array(_) | Value::DeltaSnapshot(_)) {
+            return Err("malformed Overwrite: its value is not a list".into());
+        }
         return to_messages(inner)
             .map(Update::Overwrite)
             .map_err(|e| format!("malformed Overwrite: {e}"));
