@@ -24,10 +24,20 @@ fn main() {
         }
     };
     for e in &session.events {
-        let head: String = e.text.chars().take(70).collect::<String>().replace('\n', "⏎");
+        let head: String = e
+            .text
+            .chars()
+            .take(70)
+            .collect::<String>()
+            .replace('\n', "⏎");
         let usage = e
             .usage
-            .map(|u| format!(" usage=[{} {} {} {}]", u.input, u.output, u.cache_read, u.cache_write))
+            .map(|u| {
+                format!(
+                    " usage=[{} {} {} {}]",
+                    u.input, u.output, u.cache_read, u.cache_write
+                )
+            })
             .unwrap_or_default();
         println!(
             "{:>3} T{} L{:<4} {:<11} {:<18} {:<8} {}{} {}",
@@ -39,10 +49,16 @@ fn main() {
             e.tool.as_deref().unwrap_or(""),
             head,
             usage,
-            e.data.as_ref().map(|d| {
-                let keys: Vec<&str> = d.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
-                format!("data={keys:?}")
-            }).unwrap_or_default()
+            e.data
+                .as_ref()
+                .map(|d| {
+                    let keys: Vec<&str> = d
+                        .as_object()
+                        .map(|o| o.keys().map(String::as_str).collect())
+                        .unwrap_or_default();
+                    format!("data={keys:?}")
+                })
+                .unwrap_or_default()
         );
     }
     let mut h = session.header.clone();

@@ -98,7 +98,10 @@ impl Parser<'_> {
     /// One `assistant` line.
     pub(crate) fn assistant(&mut self, v: &Value, at: &At<'_>, fresh: bool, out: &mut Emitter<'_>) {
         let msg = v.get("message").unwrap_or(&Value::Null);
-        let id = msg.get("id").and_then(Value::as_str).filter(|s| !s.is_empty());
+        let id = msg
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty());
         let key = id.map(hash);
         let raw_model = msg.get("model").and_then(Value::as_str);
         let synthetic = raw_model == Some("<synthetic>");
@@ -117,7 +120,14 @@ impl Parser<'_> {
         let content = msg.get("content").unwrap_or(&Value::Null);
         let mut events: Vec<Event> = Vec::new();
         if v.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
-            let mut e = self.event(EventKind::System, scry_source::json::text_of(content), v, at, Some(0), fresh);
+            let mut e = self.event(
+                EventKind::System,
+                scry_source::json::text_of(content),
+                v,
+                at,
+                Some(0),
+                fresh,
+            );
             e.subtype = Some("api_error".into());
             if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
                 put(&mut e, "error", err.clone());
@@ -217,7 +227,11 @@ impl Parser<'_> {
                 };
                 let mut e = self.event(kind, text, v, at, Some(i), fresh);
                 if kind == EventKind::Meta {
-                    e.subtype = Some(if ty.is_empty() { "content_block".into() } else { ty.to_string() });
+                    e.subtype = Some(if ty.is_empty() {
+                        "content_block".into()
+                    } else {
+                        ty.to_string()
+                    });
                     put(&mut e, "block", b.clone());
                 }
                 e

@@ -103,7 +103,10 @@ pub fn classify(path: &Path) -> Option<SourceFile> {
     }
     let dir = path.parent()?;
     let dir_name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let grand = dir.parent().and_then(Path::file_name).and_then(|n| n.to_str());
+    let grand = dir
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(|n| n.to_str());
     let new_layout = subagent_parent_dir(dir);
     let agent = stem
         .strip_prefix("agent-")
@@ -146,7 +149,7 @@ fn subagent_parent_dir(dir: &Path) -> Option<String> {
 /// Recognizes a path given directly: a `.jsonl` file whose first lines look like Claude Code
 /// records (bounded sniff of 64 KB), or an empty file in the `projects/<slug>/` layout.
 pub fn detect(path: &Path) -> Option<SourceFile> {
-    if !path.is_file() || !path.extension().is_some_and(|e| e == "jsonl") {
+    if !path.is_file() || path.extension().is_none_or(|e| e != "jsonl") {
         return None;
     }
     let head = scry_source::jsonl::head(path, 64 * 1024)?;
@@ -155,7 +158,9 @@ pub fn detect(path: &Path) -> Option<SourceFile> {
         .and_then(Path::parent)
         .and_then(Path::file_name)
         .is_some_and(|n| n == "projects")
-        || path.ancestors().any(|a| a.file_name().is_some_and(|n| n == "subagents"));
+        || path
+            .ancestors()
+            .any(|a| a.file_name().is_some_and(|n| n == "subagents"));
     let looks = sniff(&head);
     if !(looks || (head.iter().all(u8::is_ascii_whitespace) && in_layout)) {
         return None;
@@ -191,7 +196,11 @@ pub fn sniff(head: &[u8]) -> bool {
         match ty {
             "user" | "assistant" if has_role && has_session => return true,
             "summary" if v.get("leafUuid").is_some() => return true,
-            "queue-operation" | "custom-title" | "ai-title" | "last-prompt" | "system"
+            "queue-operation"
+            | "custom-title"
+            | "ai-title"
+            | "last-prompt"
+            | "system"
             | "file-history-snapshot"
                 if has_session || v.get("messageId").is_some() =>
             {
@@ -236,9 +245,10 @@ pub fn is_warmup_file(path: &Path) -> bool {
                 warmup = text.trim() == "Warmup";
             }
             Some("assistant") => {
-                let calls = content
-                    .and_then(Value::as_array)
-                    .is_some_and(|a| a.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")));
+                let calls = content.and_then(Value::as_array).is_some_and(|a| {
+                    a.iter()
+                        .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                });
                 if calls {
                     return false;
                 }

@@ -83,10 +83,17 @@ impl Titles {
     /// Takes a title record (`custom-title`, `ai-title`, `summary`); other records are ignored.
     pub fn observe(&mut self, v: &Value) {
         let entry = match v.get("type").and_then(Value::as_str) {
-            Some("custom-title") => str_of(v, "customTitle").map(|t| (TitleSource::Custom, t, None)),
+            Some("custom-title") => {
+                str_of(v, "customTitle").map(|t| (TitleSource::Custom, t, None))
+            }
             Some("ai-title") => str_of(v, "aiTitle").map(|t| (TitleSource::Generated, t, None)),
-            Some("summary") => str_of(v, "summary")
-                .map(|t| (TitleSource::Summary, t, str_of(v, "leafUuid").map(str::to_string))),
+            Some("summary") => str_of(v, "summary").map(|t| {
+                (
+                    TitleSource::Summary,
+                    t,
+                    str_of(v, "leafUuid").map(str::to_string),
+                )
+            }),
             _ => None,
         };
         if let Some((src, text, leaf)) = entry {
@@ -129,9 +136,13 @@ impl Titles {
                 header.titles.push(t.clone());
             }
         }
-        let pick = [TitleSource::Custom, TitleSource::Generated, TitleSource::Summary]
-            .into_iter()
-            .find_map(|want| usable.iter().rev().find(|(s, _, _)| *s == want));
+        let pick = [
+            TitleSource::Custom,
+            TitleSource::Generated,
+            TitleSource::Summary,
+        ]
+        .into_iter()
+        .find_map(|want| usable.iter().rev().find(|(s, _, _)| *s == want));
         if let Some((src, text, _)) = pick {
             header.title = Some(text.clone());
             header.title_source = Some(*src);
@@ -228,10 +239,15 @@ pub fn scan(file: &SourceFile) -> Result<Header, SourceError> {
     let mut titles = Titles::default();
     let mut first_prompt: Option<String> = None;
     let user = memmem::Finder::new(b"\"user\"");
-    let markers: Vec<memmem::Finder<'static>> = ["\"custom-title\"", "\"ai-title\"", "\"summary\"", "\"agent-name\""]
-        .into_iter()
-        .map(|m| memmem::Finder::new(m.as_bytes()).into_owned())
-        .collect();
+    let markers: Vec<memmem::Finder<'static>> = [
+        "\"custom-title\"",
+        "\"ai-title\"",
+        "\"summary\"",
+        "\"agent-name\"",
+    ]
+    .into_iter()
+    .map(|m| memmem::Finder::new(m.as_bytes()).into_owned())
+    .collect();
     let mut pending_leaves: Vec<String> = Vec::new();
     let mut lineno = 0u64;
     let needs_parent = file.kind == SessionKind::Subagent && file.parent.is_none();

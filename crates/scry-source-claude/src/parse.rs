@@ -5,7 +5,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use scry_model::{Event, EventKind, Header, Lineage, LineageKind, Locator, RawRef, Warning, WarningKind};
+use scry_model::{
+    Event, EventKind, Header, Lineage, LineageKind, Locator, RawRef, Warning, WarningKind,
+};
 use scry_source::lines::LineReader;
 use scry_source::{Emitter, SourceError, SourceFile};
 use serde_json::{json, Map, Value};
@@ -186,7 +188,14 @@ impl<'f> Parser<'f> {
                 // sourceToolUseID, or else the first.
                 let attach = !structured_used
                     && (n_results == 1 || source_call.is_none() || source_call == call_id);
-                let mut e = self.event(EventKind::ToolResult, String::new(), v, at, part, uuid_fresh);
+                let mut e = self.event(
+                    EventKind::ToolResult,
+                    String::new(),
+                    v,
+                    at,
+                    part,
+                    uuid_fresh,
+                );
                 self.fill_result(&mut e, block, v, attach, at, out);
                 structured_used |= attach;
                 self.send(e, out);
@@ -277,7 +286,10 @@ impl<'f> Parser<'f> {
                     .then(|| self.facts.session_id.clone())
                     .flatten()
             });
-            self.side_dirs = Some(persisted::candidate_dirs(&self.file.path, parent.as_deref()));
+            self.side_dirs = Some(persisted::candidate_dirs(
+                &self.file.path,
+                parent.as_deref(),
+            ));
         }
         self.side_dirs.clone().unwrap_or_default()
     }

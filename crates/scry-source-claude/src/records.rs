@@ -67,7 +67,14 @@ impl Parser<'_> {
     }
 
     /// Any record that is not `user` / `assistant`.
-    pub(crate) fn other(&mut self, ty: &str, v: &Value, at: &At<'_>, fresh: bool, out: &mut Emitter<'_>) {
+    pub(crate) fn other(
+        &mut self,
+        ty: &str,
+        v: &Value,
+        at: &At<'_>,
+        fresh: bool,
+        out: &mut Emitter<'_>,
+    ) {
         if COUNTED.contains(&ty) {
             self.count(ty);
             return;
@@ -77,7 +84,10 @@ impl Parser<'_> {
             "attachment" => self.attachment(v, at, fresh, out),
             "queue-operation" => {
                 let op = s(v, "operation");
-                let content = v.get("content").map(scry_source::json::text_of).unwrap_or_default();
+                let content = v
+                    .get("content")
+                    .map(scry_source::json::text_of)
+                    .unwrap_or_default();
                 if matches!(op, "enqueue" | "dequeue") || content.is_empty() {
                     self.count(ty);
                     return;
@@ -106,13 +116,25 @@ impl Parser<'_> {
                 self.log_only(&sub, text, v, at, fresh, out);
             }
             _ => {
-                let entry = self.stats.unknown.entry(ty.to_string()).or_insert((0, at.line));
+                let entry = self
+                    .stats
+                    .unknown
+                    .entry(ty.to_string())
+                    .or_insert((0, at.line));
                 entry.0 += 1;
             }
         }
     }
 
-    fn log_only(&mut self, sub: &str, text: String, v: &Value, at: &At<'_>, fresh: bool, out: &mut Emitter<'_>) {
+    fn log_only(
+        &mut self,
+        sub: &str,
+        text: String,
+        v: &Value,
+        at: &At<'_>,
+        fresh: bool,
+        out: &mut Emitter<'_>,
+    ) {
         let mut e = self.event(EventKind::Meta, text, v, at, None, fresh);
         e.subtype = Some(sub.to_string());
         e.surface = Surface::LogOnly;
@@ -122,9 +144,16 @@ impl Parser<'_> {
 
     fn system(&mut self, v: &Value, at: &At<'_>, fresh: bool, out: &mut Emitter<'_>) {
         let sub = s(v, "subtype");
-        let content = v.get("content").map(scry_source::json::text_of).unwrap_or_default();
+        let content = v
+            .get("content")
+            .map(scry_source::json::text_of)
+            .unwrap_or_default();
         if sub == "compact_boundary" {
-            let text = if content.is_empty() { "Conversation compacted".to_string() } else { content };
+            let text = if content.is_empty() {
+                "Conversation compacted".to_string()
+            } else {
+                content
+            };
             let mut e = self.event(EventKind::Compaction, text, v, at, None, fresh);
             e.subtype = Some("compact_boundary".into());
             e.data = extras(v);
@@ -146,7 +175,11 @@ impl Parser<'_> {
             content
         };
         let mut e = self.event(kind, text, v, at, None, fresh);
-        e.subtype = Some(if sub.is_empty() { "system".into() } else { sub.to_string() });
+        e.subtype = Some(if sub.is_empty() {
+            "system".into()
+        } else {
+            sub.to_string()
+        });
         if sub == "turn_duration" {
             e.duration_ms = scry_source::json::u64_of(v, "durationMs");
             e.surface = Surface::LogOnly;
@@ -168,7 +201,11 @@ impl Parser<'_> {
             .and_then(Value::as_array)
             .map(|r| {
                 r.iter()
-                    .map(|x| x.get("content").map(scry_source::json::text_of).unwrap_or_default())
+                    .map(|x| {
+                        x.get("content")
+                            .map(scry_source::json::text_of)
+                            .unwrap_or_default()
+                    })
                     .filter(|t| !t.is_empty())
                     .collect()
             })
@@ -176,7 +213,11 @@ impl Parser<'_> {
         let text = if rendered.is_empty() {
             ["content", "text", "prompt"]
                 .iter()
-                .find_map(|k| att.get(*k).map(scry_source::json::text_of).filter(|t| !t.is_empty()))
+                .find_map(|k| {
+                    att.get(*k)
+                        .map(scry_source::json::text_of)
+                        .filter(|t| !t.is_empty())
+                })
                 .unwrap_or_default()
         } else {
             rendered.join("\n")
@@ -187,7 +228,11 @@ impl Parser<'_> {
             EventKind::Meta
         };
         let mut e = self.event(kind, text, v, at, None, fresh);
-        e.subtype = Some(if ty.is_empty() { "attachment".into() } else { ty.to_string() });
+        e.subtype = Some(if ty.is_empty() {
+            "attachment".into()
+        } else {
+            ty.to_string()
+        });
         if ty == "hook_success" {
             e.surface = Surface::LogOnly;
         }
