@@ -172,6 +172,8 @@ pub(crate) struct Rollout {
     pub turn_cwd: Option<String>,
     /// `thread_name_updated` names in file order.
     pub thread_names: Vec<String>,
+    /// `turn_context` models in first-use order (own history only).
+    pub models: Vec<String>,
     tracker: Tracker,
     records: u64,
     copy_start: Option<Timestamp>,
@@ -188,6 +190,7 @@ impl Rollout {
             identity: None,
             turn_cwd: None,
             thread_names: Vec::new(),
+            models: Vec::new(),
             tracker: Tracker::default(),
             records: 0,
             copy_start: None,
@@ -238,6 +241,9 @@ impl Rollout {
                     .filter(|m| !m.is_empty())
                 {
                     self.mapper.model = Some(m.to_string());
+                    if !self.mapper.copied && !self.models.iter().any(|x| x == m) {
+                        self.models.push(m.to_string());
+                    }
                 }
                 if !self.mapper.copied {
                     if let Some(c) = str_of(p, "cwd").filter(|c| !c.is_empty()) {
@@ -443,6 +449,9 @@ impl Rollout {
         h.lineage = lineage;
         if let Some(c) = ident.created {
             h.touch(c);
+        }
+        for m in &self.models {
+            h.add_model(m);
         }
         if let Some(name) = self.thread_names.last() {
             h.title = Some(name.clone());

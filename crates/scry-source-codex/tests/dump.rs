@@ -27,3 +27,20 @@ fn dump() {
     }
     println!("total {:?}", s.total_usage());
 }
+
+#[test]
+#[ignore]
+fn dump_raw() {
+    let Ok(p) = std::env::var("CODEX_DUMP") else {
+        return;
+    };
+    let src = scry_source_codex::CodexSource;
+    let f = scry_source::SourceFile::new(scry_model::ProviderId::Codex, "x", p);
+    let s = src.parse(&f).expect("parse");
+    for e in &s.events {
+        println!("{:?} {:?} {}", e.kind, e.subtype, e.text);
+    }
+    for w in &s.warnings {
+        println!("W {w}");
+    }
+}
