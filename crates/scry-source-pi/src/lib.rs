@@ -1,32 +1,218 @@
-//! scry provider for pi sessions (being written: discovery finds nothing yet).
+//! scry provider for pi (badlogic/pi-mono coding agent) sessions.
+//!
+//! Checked against files written by pi 0.73.1 (`@mariozechner/pi-coding-agent`, session format
+//! v3) and the third-party v3 fixture; v1 headers (provider / model in the header, entries
+//! without ids) are read too. Format reference: pi-mono `docs/session.md`.
+//!
+//! Layout: `$PI_CODING_AGENT_DIR/sessions/` (default `~/.pi/agent/sessions/`), one folder per
+//! working directory (`--<cwd with / → ->--`, lossy: never decoded — the cwd comes from the
+//! `session` header), files `<ISO time with dashes>_<uuid>.jsonl`.
+//!
+//! v3 entries form a tree (`id` / `parentId`): the session's active branch is the path from the
+//! last entry back to the root. The file is read twice, streaming: first only ids and parent
+//! ids (to find that path), then for events; entries off the active path (abandoned by `/tree`
+//! navigation) become `Surface::Shadowed` events.
+//!
+//! - [`map`]: entries → events.
 
-use scry_model::{Header, ProviderId};
-use scry_source::{Discovery, Emitter, Env, Root, Source, SourceError, SourceFile};
+mod map;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use scry_model::{Header, Lineage, LineageKind, ProviderId, SessionKind, Warning, WarningKind};
+use scry_source::json::str_of;
+use scry_source::{jsonl, time, Discovery, Emitter, Env, Root, Source, SourceError, SourceFile};
+use serde_json::Value;
 
 /// The pi reader.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct PiSource;
+
+/// The session id in a file name `<time>_<uuid>.jsonl` (the whole stem when there is no `_`).
+fn id_from_path(path: &Path) -> Option<String> {
+    let stem = path.file_stem()?.to_str()?;
+    Some(stem.rsplit_once('_').map_or(stem, |(_, id)| id).to_string())
+}
 
 impl Source for PiSource {
     fn id(&self) -> ProviderId {
         ProviderId::Pi
     }
 
-    fn roots(&self, _env: &Env) -> Vec<Root> {
-        Vec::new()
-    }
-
-    fn discover(&self, env: &Env) -> Discovery {
-        Discovery {
-            roots: self.roots(env),
-            ..Discovery::default()
+    fn roots(&self, env: &Env) -> Vec<Root> {
+        match env.var("PI_CODING_AGENT_DIR") {
+            Some(dir) => vec![Root::new(
+                PathBuf::from(dir).join("sessions"),
+                Some("PI_CODING_AGENT_DIR"),
+            )],
+            None => vec![Root::new(env.home().join(".pi/agent/sessions"), None)],
         }
     }
 
-    fn parse_into(&self, file: &SourceFile, _out: &mut Emitter<'_>) -> Result<Header, SourceError> {
-        Err(SourceError::format(
-            &file.path,
-            "this reader is still being written",
-        ))
+    fn discover(&self, env: &Env) -> Discovery {
+        let mut out = Discovery {
+            roots: self.roots(env),
+            ..Discovery::default()
+        };
+        for root in out.roots.clone() {
+            if !root.exists {
+                continue;
+            }
+            let Ok(dirs) = std::fs::read_dir(&root.path) else {
+                out.warnings.push(Warning::at(
+                    WarningKind::Unreadable,
+                    "cannot list directory",
+                    &root.path,
+                    None,
+                ));
+                continue;
+            };
+            let mut dirs: Vec<PathBuf> = dirs
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect();
+            dirs.sort();
+            for dir in dirs {
+                let Ok(files) = std::fs::read_dir(&dir) else {
+                    out.warnings.push(Warning::at(
+                        WarningKind::Unreadable,
+                        "cannot list directory",
+                        &dir,
+                        None,
+                    ));
+                    continue;
+                };
+                let mut files: Vec<PathBuf> = files
+                    .filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                    .collect();
+                files.sort();
+                for path in files {
+                    if let Some(id) = id_from_path(&path) {
+                        out.files.push(SourceFile::new(ProviderId::Pi, id, path));
+                    }
+                }
+            }
+        }
+        out
     }
+
+    fn detect(&self, path: &Path) -> Option<SourceFile> {
+        let head = jsonl::head(path, 8192)?;
+        let text = String::from_utf8_lossy(&head);
+        let first: Value = serde_json::from_str(text.lines().next()?).ok()?;
+        if str_of(&first, "type") != Some("session") || first.get("cwd").is_none() {
+            return None;
+        }
+        // Not Claude / DSH headers: pi's header has a uuid `id` and no `sessionId`.
+        if first.get("sessionId").is_some() {
+            return None;
+        }
+        let id = str_of(&first, "id")
+            .map(String::from)
+            .or_else(|| id_from_path(path))?;
+        Some(SourceFile::new(ProviderId::Pi, id, path))
+    }
+
+    fn parse_into(&self, file: &SourceFile, out: &mut Emitter<'_>) -> Result<Header, SourceError> {
+        // Pass 1: the tree, ids only.
+        let mut parents: HashMap<String, Option<String>> = HashMap::new();
+        let mut last: Option<String> = None;
+        let mut discard = Vec::new();
+        jsonl::read_file(&file.path, &mut discard, |r| {
+            if str_of(&r.value, "type") == Some("session") {
+                return;
+            }
+            if let Some(id) = str_of(&r.value, "id") {
+                let parent = str_of(&r.value, "parentId").map(String::from);
+                parents.insert(id.to_string(), parent);
+                last = Some(id.to_string());
+            }
+        })?;
+        let active = active_path(&parents, last.as_deref());
+
+        // Pass 2: events.
+        let mut warnings = Vec::new();
+        let mut mapper = map::Mapper::new(file.path.clone(), active);
+        let mut header_rec: Option<Value> = None;
+        jsonl::read_file(&file.path, &mut warnings, |r| {
+            if str_of(&r.value, "type") == Some("session") && header_rec.is_none() {
+                header_rec = Some(r.value);
+                return;
+            }
+            for e in mapper.entry(&r) {
+                out.emit(e);
+            }
+        })?;
+        for w in warnings.into_iter().chain(mapper.finish()) {
+            out.warn(w);
+        }
+
+        let id = header_rec
+            .as_ref()
+            .and_then(|h| str_of(h, "id"))
+            .map(String::from)
+            .unwrap_or_else(|| file.id.clone());
+        let mut header = Header::new(ProviderId::Pi, id);
+        header.sources = vec![file.path.clone()];
+        if let Some(h) = &header_rec {
+            header.cwd = str_of(h, "cwd").map(String::from);
+            if let Some(t) = h.get("timestamp").and_then(time::from_value) {
+                header.touch(t);
+            }
+            if let Some(m) = str_of(h, "modelId") {
+                header.add_model(m);
+            }
+            for key in ["parentSession", "branchedFrom"] {
+                if let Some(p) = str_of(h, key) {
+                    let target = id_from_path(Path::new(p)).unwrap_or_else(|| p.to_string());
+                    header.kind = SessionKind::Fork;
+                    header.parent = Some(target.clone());
+                    header.lineage.push(Lineage {
+                        kind: LineageKind::ForkedFrom,
+                        target,
+                        evidence: format!("session.{key}"),
+                    });
+                    break;
+                }
+            }
+        } else {
+            out.warn(Warning::at(
+                WarningKind::Other,
+                "no `session` header line; cwd unknown",
+                &file.path,
+                None,
+            ));
+        }
+        if let Some(name) = mapper.titles.last() {
+            header.title = Some(name.clone());
+            header.title_source = Some(scry_model::TitleSource::Custom);
+        }
+        header.titles = mapper.titles.clone();
+        Ok(header)
+    }
+}
+
+/// Ids on the path from `leaf` to the root; `None` when the path is broken (a parent id that
+/// no entry has), so nothing can be called abandoned.
+fn active_path(
+    parents: &HashMap<String, Option<String>>,
+    leaf: Option<&str>,
+) -> Option<HashSet<String>> {
+    let mut set = HashSet::new();
+    let mut cur = leaf.map(String::from);
+    while let Some(id) = cur {
+        if !set.insert(id.clone()) {
+            break; // a cycle: stop rather than loop
+        }
+        match parents.get(&id) {
+            Some(Some(p)) => cur = Some(p.clone()),
+            Some(None) => cur = None,
+            None => return None,
+        }
+    }
+    Some(set)
 }
