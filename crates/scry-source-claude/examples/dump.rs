@@ -3,6 +3,8 @@
 //!
 //! `cargo run -p scry-source-claude --example dump -- <file.jsonl>`
 
+use std::io::Write;
+
 use scry_source::Source;
 use scry_source_claude::ClaudeSource;
 
@@ -23,6 +25,8 @@ fn main() {
             std::process::exit(1);
         }
     };
+    let stdout = std::io::stdout();
+    let mut w = stdout.lock();
     for e in &session.events {
         let head: String = e
             .text
@@ -39,7 +43,8 @@ fn main() {
                 )
             })
             .unwrap_or_default();
-        println!(
+        let line = writeln!(
+            w,
             "{:>3} T{} L{:<4} {:<11} {:<18} {:<8} {}{} {}",
             e.seq,
             e.turn,
@@ -60,12 +65,19 @@ fn main() {
                 })
                 .unwrap_or_default()
         );
+        if line.is_err() {
+            return; // stdout closed (e.g. piped into head)
+        }
     }
     let mut h = session.header.clone();
     h.sources.clear();
-    println!("{}", serde_json::to_string_pretty(&h).unwrap_or_default());
-    println!("total usage: {:?}", session.total_usage());
-    for w in &session.warnings {
-        println!("warning: {w}");
+    let _ = writeln!(
+        w,
+        "{}",
+        serde_json::to_string_pretty(&h).unwrap_or_default()
+    );
+    let _ = writeln!(w, "total usage: {:?}", session.total_usage());
+    for warning in &session.warnings {
+        let _ = writeln!(w, "warning: {warning}");
     }
 }

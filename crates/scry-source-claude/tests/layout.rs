@@ -187,3 +187,44 @@ fn missing_side_file_keeps_the_preview() {
     assert_eq!(s.warnings.len(), 1);
     assert_eq!(s.warnings[0].kind, WarningKind::MissingSideFile);
 }
+
+#[test]
+fn demo_home_reads_cleanly() {
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../demo/home");
+    let d = ClaudeSource.discover(&Env::with_home(&home));
+    assert_eq!(d.files.len(), 3, "two sessions and one subagent");
+    for f in &d.files {
+        let s = ClaudeSource.parse(f).unwrap();
+        assert!(
+            s.warnings.is_empty(),
+            "{}: {:?}",
+            f.path.display(),
+            s.warnings
+        );
+        assert!(s
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::ToolResult)
+            .all(|e| e.tool.is_some()));
+        assert!(s
+            .header
+            .cwd
+            .as_deref()
+            .is_some_and(|c| c.starts_with("/home/demo/projects/")));
+    }
+    let web = d
+        .files
+        .iter()
+        .find(|f| f.id.starts_with("4f1c2a9e"))
+        .unwrap();
+    let s = ClaudeSource.parse(web).unwrap();
+    assert_eq!(
+        s.events
+            .iter()
+            .filter(|e| e.kind == EventKind::Compaction)
+            .count(),
+        2
+    );
+    assert_eq!(s.events.iter().filter(|e| e.is_failure()).count(), 1);
+    assert_eq!(s.turn_count(), 3);
+}
