@@ -13,6 +13,7 @@ mod discover;
 mod legacy;
 mod mapper;
 mod pending;
+mod read;
 mod rollout;
 mod usage;
 
@@ -107,7 +108,7 @@ impl Source for CodexSource {
         let mut out = Emitter::new(&mut sink);
         let mut ro = Rollout::new(file.path.clone(), use_mirrors(&file.path));
         let mut warnings = Vec::new();
-        jsonl::read(reader, &file.path, 0, 0, &mut warnings, |r| {
+        read::read_records(reader, &file.path, &mut warnings, |r| {
             ro.record(rec_of(&r), &r.value, &mut out)
         });
         if ro.identity.is_none() {
@@ -132,9 +133,10 @@ impl Source for CodexSource {
         }
         let mut ro = Rollout::new(file.path.clone(), use_mirrors(&file.path));
         let mut warnings = Vec::new();
-        jsonl::read_file(&file.path, &mut warnings, |r| {
+        let reader = jsonl::open(&file.path)?;
+        read::read_records(reader, &file.path, &mut warnings, |r| {
             ro.record(rec_of(&r), &r.value, out)
-        })?;
+        });
         for w in warnings {
             out.warn(w);
         }
