@@ -1,0 +1,122 @@
+//! Runs one invocation: parse arguments, build the context (environment, demo home, color), run
+//! the command, print its output, and map failures to stderr / JSON / exit codes.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::error::ErrorKind;
+use clap::Parser;
+use scry_model::ErrorCode;
+use scry_source::Env;
+
+use crate::cli::Cli;
+use crate::error::{CliError, CliResult};
+
+/// What every command may consult: output mode and where sessions are read from.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// Print JSON.
+    pub json: bool,
+    /// Color text output.
+    pub color: bool,
+    /// Reading the embedded demo corpus.
+    pub demo: bool,
+    /// The environment providers see (process, or the demo home with no variables).
+    pub env: Env,
+    /// The current directory (the default list scope).
+    pub cwd: PathBuf,
+}
+
+/// Runs the process's command line and returns the exit status.
+pub fn run() -> i32 {
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let wants_json = raw
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json");
+    let cli = match Cli::try_parse_from(&raw) {
+        Ok(cli) => cli,
+        Err(e) => return clap_failure(e, wants_json),
+    };
+    let json = cli.global.json;
+    let result = build_ctx(&cli).and_then(|ctx| crate::commands::run(&ctx, &cli.command));
+    let outcome = result.and_then(|out| write_output(&out));
+    match outcome {
+        Ok(()) => 0,
+        Err(e) => report(&e, json),
+    }
+}
+
+fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
+    let process = Env::from_process();
+    let no_color_env = process.var("NO_COLOR").is_some();
+    let color = !cli.global.no_color && !no_color_env && std::io::stdout().is_terminal();
+    let env = if cli.global.demo {
+        let home = crate::demo::home(&process).map_err(|e| {
+            CliError::new(
+                ErrorCode::PersistenceFailure,
+                format!("cannot extract the demo sessions: {e}"),
+            )
+        })?;
+        Env::with_home(home)
+    } else {
+        process
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    Ok(Ctx {
+        json: cli.global.json,
+        color,
+        demo: cli.global.demo,
+        env,
+        cwd,
+    })
+}
+
+fn write_output(output: &crate::commands::Output) -> CliResult<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(output.stdout.as_bytes())?;
+    out.flush()?;
+    if !output.stderr.is_empty() {
+        let _ = std::io::stderr().write_all(output.stderr.as_bytes());
+    }
+    Ok(())
+}
+
+/// Prints a failure (stderr line, and the JSON object on stdout with `--json`); returns its exit
+/// status. A broken pipe prints nothing.
+fn report(e: &CliError, json: bool) -> i32 {
+    if let Some(msg) = e.message() {
+        if json {
+            if let Some(v) = e.to_json() {
+                let _ = writeln!(std::io::stdout(), "{v}");
+            }
+        }
+        let _ = writeln!(std::io::stderr(), "error: {msg}");
+    }
+    e.exit_code()
+}
+
+fn clap_failure(e: clap::Error, json: bool) -> i32 {
+    match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                2
+            } else {
+                0
+            }
+        }
+        _ => {
+            let rendered = e.render().to_string();
+            let first = rendered
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("invalid arguments");
+            let message = first.strip_prefix("error: ").unwrap_or(first).to_string();
+            report(&CliError::usage(ErrorCode::InvalidQuery, message), json)
+        }
+    }
+}

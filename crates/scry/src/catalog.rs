@@ -1,0 +1,140 @@
+//! The session catalog: every provider's discovery over one [`Env`], header scans of the found
+//! sources, and id resolution. Failures stay local: a provider's discovery warnings and each
+//! source's scan error become warnings, never a stopped run (the query crate will take this over).
+//!
+//! Header scans run on a few scoped threads pulling from a shared counter (no extra crate): the
+//! scans are independent, mostly I/O plus JSON decoding, and the result is sorted afterwards so
+//! the output does not depend on scheduling.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use scry_model::{Header, ProviderId, Warning, WarningKind};
+use scry_source::{Env, Source, SourceError, SourceFile};
+use scry_sources::{discover_all, registry, resolve, source_for};
+
+use crate::error::{CliError, CliResult};
+
+/// Discovered sources of every provider in one environment.
+pub struct Catalog {
+    sources: Vec<Box<dyn Source>>,
+    /// Every session source found.
+    pub files: Vec<SourceFile>,
+    /// Discovery problems (unreadable directories, loops, …).
+    pub warnings: Vec<Warning>,
+}
+
+/// A scanned session: its source and header.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Where it was found.
+    pub file: SourceFile,
+    /// What the header scan read.
+    pub header: Header,
+}
+
+impl Catalog {
+    /// Runs discovery of the providers in `only` (all when empty).
+    pub fn discover(env: &Env, only: &[ProviderId]) -> Catalog {
+        let sources = registry();
+        let mut files = Vec::new();
+        let mut warnings = Vec::new();
+        for pd in discover_all(&sources, env, only) {
+            files.extend(pd.discovery.files);
+            warnings.extend(pd.discovery.warnings);
+        }
+        Catalog {
+            sources,
+            files,
+            warnings,
+        }
+    }
+
+    /// The provider implementation of `id`.
+    pub fn source(&self, id: ProviderId) -> CliResult<&dyn Source> {
+        source_for(&self.sources, id).ok_or_else(|| {
+            CliError::new(
+                scry_model::ErrorCode::SessionNotFound,
+                format!("provider '{id}' is not available in this build"),
+            )
+        })
+    }
+
+    /// Resolves a session reference (S-E3).
+    pub fn resolve(&self, reference: &str) -> CliResult<SourceFile> {
+        Ok(resolve(reference, &self.files, &self.sources)?)
+    }
+
+    /// Scans the headers of `files` in parallel; failures become warnings.
+    pub fn scan(&self, files: &[&SourceFile]) -> (Vec<Entry>, Vec<Warning>) {
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<(usize, Result<Header, Warning>)>> = Mutex::new(Vec::new());
+        let workers = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .clamp(1, 8)
+            .min(files.len().max(1));
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(file) = files.get(i) else { break };
+                    let r = self.scan_one(file);
+                    if let Ok(mut guard) = results.lock() {
+                        guard.push((i, r));
+                    }
+                });
+            }
+        });
+        let mut results = results.into_inner().unwrap_or_default();
+        results.sort_by_key(|(i, _)| *i);
+        let mut entries = Vec::new();
+        let mut warnings = Vec::new();
+        for (i, r) in results {
+            match (r, files.get(i)) {
+                (Ok(header), Some(file)) => entries.push(Entry {
+                    file: (*file).clone(),
+                    header,
+                }),
+                (Err(w), _) => warnings.push(w),
+                _ => {}
+            }
+        }
+        (entries, warnings)
+    }
+
+    fn scan_one(&self, file: &SourceFile) -> Result<Header, Warning> {
+        let source = self
+            .source(file.provider)
+            .map_err(|_| Warning::at(WarningKind::Other, "no provider", &file.path, None))?;
+        let outcome = catch_unwind(AssertUnwindSafe(|| source.scan_header(file)));
+        match outcome {
+            Ok(Ok(mut h)) => {
+                if h.sources.is_empty() {
+                    h.sources.push(file.path.clone());
+                }
+                if h.parent.is_none() {
+                    h.parent.clone_from(&file.parent);
+                }
+                Ok(h)
+            }
+            Ok(Err(e)) => Err(source_warning(&e, file)),
+            Err(_) => Err(Warning::at(
+                WarningKind::Other,
+                format!("the {} reader crashed on this file", file.provider),
+                &file.path,
+                None,
+            )),
+        }
+    }
+}
+
+/// A warning for a source that could not be read at all.
+pub fn source_warning(e: &SourceError, file: &SourceFile) -> Warning {
+    let kind = match e {
+        SourceError::Io { .. } => WarningKind::Unreadable,
+        _ => WarningKind::CorruptRecord,
+    };
+    Warning::at(kind, e.to_string(), &file.path, None)
+}

@@ -1,0 +1,32 @@
+//! The argument grammar: global flags (defined once, accepted before or after the command) and
+//! the command enum. Each command's own arguments live beside its code in `commands/`.
+
+use clap::{Args, Parser};
+
+use crate::commands::Command;
+
+/// Read the session histories AI coding agents leave on disk.
+#[derive(Debug, Parser)]
+#[command(name = "scry", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Flags every command accepts.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags shared by every command.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct GlobalArgs {
+    /// Print JSON (a stable contract) instead of text for people.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Read the built-in demo sessions instead of this machine's.
+    #[arg(long, global = true)]
+    pub demo: bool,
+    /// Never color the output (NO_COLOR is honoured too).
+    #[arg(long, global = true)]
+    pub no_color: bool,
+}

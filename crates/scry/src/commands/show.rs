@@ -1,0 +1,226 @@
+//! `scry show <id>` (S-C2, "layer 1"): a stats card — turns, events by kind, tool calls,
+//! failures, tokens, models, titles, the goal, the final answer, the last failure, and where the
+//! full record lives. The session is streamed through a counting sink, never held whole.
+
+use clap::Args;
+use scry_model::{EventKind, Header};
+use serde_json::{json, Map, Value};
+
+use super::Output;
+use crate::app::Ctx;
+use crate::error::CliResult;
+use crate::render::{self, Style};
+use crate::session_read;
+use crate::stats::Stats;
+
+/// Arguments of `scry show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
+    pub id: String,
+}
+
+/// Runs `scry show`.
+pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
+    let opened = session_read::open(ctx, &args.id)?;
+    let mut stats = Stats::default();
+    let header = opened.stream(&mut stats)?;
+    if ctx.json {
+        return Ok(super::json_out(&to_json(&header, &stats)).into());
+    }
+    Ok(text(&header, &stats, Style::new(ctx.color)).into())
+}
+
+fn to_json(h: &Header, st: &Stats) -> Value {
+    let mut events = Map::new();
+    for k in EventKind::ALL {
+        events.insert(
+            k.as_str().into(),
+            json!(st.kinds.get(&k).copied().unwrap_or(0)),
+        );
+    }
+    events.insert("total".into(), json!(st.events()));
+    let tokens = st.tokens.map(|t| {
+        json!({
+            "input": t.input,
+            "output": t.output,
+            "cache_read": t.cache_read,
+            "cache_write": t.cache_write,
+            "reasoning": t.reasoning,
+            "total": t.total(),
+        })
+    });
+    let last_failure = st.last_failure.as_ref().map(|f| {
+        json!({
+            "seq": f.seq,
+            "event": f.seq + 1,
+            "tool": f.tool,
+            "args": f.args,
+            "exit_code": f.exit_code,
+            "output": f.output,
+        })
+    });
+    json!({
+        "session": render::header_json(h),
+        "stats": {
+            "turns": st.turns,
+            "events": events,
+            "tool_calls": st.tool_calls(),
+            "failures": st.failures,
+            "tools": st.tools,
+            "tokens": tokens,
+            "duration_ms": render::span_ms(h.created, h.updated),
+        },
+        "goal": st.goal,
+        "answer": st.answer,
+        "last_failure": last_failure,
+        "sources": h.sources,
+        "warnings": render::warnings_json(&st.warnings),
+    })
+}
+
+fn text(h: &Header, st: &Stats, s: Style) -> String {
+    let mut out = Vec::new();
+    let field = |name: &str, value: String| format!("{:<10}{value}", name);
+    out.push(s.bold(&format!(
+        "{}  {}",
+        h.uri,
+        render::clip(h.title.as_deref().unwrap_or("(untitled)"), 60)
+    )));
+    let earlier: Vec<&String> = h
+        .titles
+        .iter()
+        .filter(|t| Some(t.as_str()) != h.title.as_deref())
+        .collect();
+    if !earlier.is_empty() {
+        let list: Vec<String> = earlier.iter().map(|t| render::clip(t, 40)).collect();
+        out.push(field("titles", list.join(" → ")));
+    }
+    let mut kind = h.kind.as_str().to_string();
+    if let Some(p) = &h.parent {
+        kind.push_str(&format!(" of {p}"));
+    }
+    out.push(field("kind", kind));
+    out.push(field("cwd", h.cwd.clone().unwrap_or_else(|| "-".into())));
+    if let Some(b) = &h.git_branch {
+        out.push(field("branch", b.clone()));
+    }
+    let dur = render::span_ms(h.created, h.updated)
+        .map(|d| format!(" ({})", render::duration_ms(d)))
+        .unwrap_or_default();
+    out.push(field(
+        "time",
+        format!(
+            "{} → {}{dur}",
+            render::time(h.created),
+            render::time(h.updated)
+        ),
+    ));
+    if !h.models.is_empty() {
+        out.push(field("models", h.models.join(", ")));
+    }
+    if let Some(v) = &h.agent_version {
+        out.push(field("agent", v.clone()));
+    }
+    out.push(field("turns", st.turns.to_string()));
+    let kinds: Vec<String> = EventKind::ALL
+        .iter()
+        .filter_map(|k| st.kinds.get(k).map(|n| format!("{} {n}", k.as_str())))
+        .collect();
+    out.push(field(
+        "events",
+        format!("{} — {}", st.events(), kinds.join(", ")),
+    ));
+    let mut tools: Vec<(&String, &u64)> = st.tools.iter().collect();
+    tools.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    let top: Vec<String> = tools
+        .iter()
+        .take(6)
+        .map(|(t, n)| format!("{t} {n}"))
+        .collect();
+    let failed = if st.failures > 0 {
+        s.red(&format!("{} failed", st.failures))
+    } else {
+        "0 failed".to_string()
+    };
+    let mut tool_line = format!("{} calls, {failed}", st.tool_calls());
+    if !top.is_empty() {
+        tool_line.push_str(&format!(" ({})", top.join(", ")));
+    }
+    out.push(field("tools", render::clip(&tool_line, render::WIDTH + 20)));
+    out.push(field(
+        "tokens",
+        match st.tokens {
+            Some(t) => format!(
+                "input {} · output {} · cache read {} · cache write {} · reasoning {}",
+                render::thousands(t.input),
+                render::thousands(t.output),
+                render::thousands(t.cache_read),
+                render::thousands(t.cache_write),
+                render::thousands(t.reasoning)
+            ),
+            None => "unknown (not recorded by the agent)".into(),
+        },
+    ));
+    if let Some(g) = &st.goal {
+        block(&mut out, "goal", g, 3);
+    }
+    if let Some(a) = &st.answer {
+        block(&mut out, "answer", a, 5);
+    }
+    if let Some(f) = &st.last_failure {
+        let status = match f.exit_code {
+            Some(c) => format!("exit {c}"),
+            None => "error".into(),
+        };
+        let what = f
+            .args
+            .as_deref()
+            .map(|a| format!(" `{}`", render::clip(a, 50)));
+        out.push(field(
+            "failed",
+            format!(
+                "E{} {}{} → {status}",
+                f.seq + 1,
+                f.tool.as_deref().unwrap_or("?"),
+                what.unwrap_or_default()
+            ),
+        ));
+        if !f.output.is_empty() {
+            out.push(field("", render::clip(&f.output, render::WIDTH - 10)));
+        }
+    }
+    for (i, src) in h.sources.iter().enumerate() {
+        out.push(field(
+            if i == 0 { "source" } else { "" },
+            src.display().to_string(),
+        ));
+    }
+    if !h.artifacts.is_empty() {
+        out.push(field("artifacts", h.artifacts.join(", ")));
+    }
+    let warn = render::warnings_text(&st.warnings, 5);
+    if warn.is_empty() {
+        out.push(field("warnings", "none".into()));
+    } else {
+        for (i, w) in warn.iter().enumerate() {
+            out.push(field(if i == 0 { "warnings" } else { "" }, w.clone()));
+        }
+    }
+    let mut text = out
+        .into_iter()
+        .map(|l| l.trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.push('\n');
+    text
+}
+
+fn block(out: &mut Vec<String>, name: &str, text: &str, lines: usize) {
+    for (i, l) in render::first_lines(text, lines, render::WIDTH - 10)
+        .into_iter()
+        .enumerate()
+    {
+        out.push(format!("{:<10}{l}", if i == 0 { name } else { "" }));
+    }
+}

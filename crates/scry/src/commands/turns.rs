@@ -1,0 +1,170 @@
+//! `scry turns <id>` (S-C3, "layer 2"): one row per turn — time, duration, event range, tool
+//! calls and failures, what the user said and what the agent answered (first lines). Streams
+//! the session, keeping one small row per turn.
+
+use clap::Args;
+use scry_model::{Event, EventKind, Header, Timestamp, Warning};
+use serde_json::{json, Value};
+
+use super::Output;
+use crate::app::Ctx;
+use crate::error::CliResult;
+use crate::render::{self, Style};
+use crate::session_read::{self, FnSink};
+
+/// Characters kept of a prompt or an answer per turn.
+const KEEP: usize = 2000;
+
+/// Arguments of `scry turns`.
+#[derive(Debug, Args)]
+pub struct TurnsArgs {
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
+    pub id: String,
+}
+
+/// One turn's summary.
+#[derive(Debug, Default)]
+struct TurnRow {
+    number: u32,
+    first: u32,
+    last: u32,
+    start: Option<Timestamp>,
+    end: Option<Timestamp>,
+    tool_calls: u64,
+    failures: u64,
+    events: u64,
+    prompt: Option<String>,
+    answer: Option<String>,
+}
+
+impl TurnRow {
+    fn add(&mut self, e: &Event) {
+        self.last = e.seq;
+        self.events += 1;
+        if let Some(t) = e.time {
+            self.start = Some(self.start.map_or(t, |s| s.min(t)));
+            self.end = Some(self.end.map_or(t, |s| s.max(t)));
+        }
+        match e.kind {
+            EventKind::User if self.prompt.is_none() => {
+                self.prompt = Some(e.text.chars().take(KEEP).collect());
+            }
+            EventKind::Assistant if !e.text.trim().is_empty() => {
+                self.answer = Some(e.text.chars().take(KEEP).collect());
+            }
+            EventKind::ToolCall => self.tool_calls += 1,
+            EventKind::ToolResult if e.is_failure() => self.failures += 1,
+            _ => {}
+        }
+    }
+}
+
+/// Runs `scry turns`.
+pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
+    let opened = session_read::open(ctx, &args.id)?;
+    let mut rows: Vec<TurnRow> = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let header = {
+        let mut sink = FnSink {
+            on_event: |e: Event| {
+                if rows.last().is_none_or(|r| r.number != e.turn) {
+                    rows.push(TurnRow {
+                        number: e.turn,
+                        first: e.seq,
+                        ..TurnRow::default()
+                    });
+                }
+                if let Some(r) = rows.last_mut() {
+                    r.add(&e);
+                }
+            },
+            on_warning: |w| warnings.push(w),
+        };
+        opened.stream(&mut sink)?
+    };
+    if ctx.json {
+        return Ok(super::json_out(&to_json(&header, &rows, &warnings)).into());
+    }
+    Ok(text(&header, &rows, &warnings, Style::new(ctx.color)))
+}
+
+fn to_json(h: &Header, rows: &[TurnRow], warnings: &[Warning]) -> Value {
+    let turns: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            json!({
+                "number": r.number,
+                "start": r.first,
+                "end": r.last,
+                "first_event": r.first + 1,
+                "last_event": r.last + 1,
+                "events": r.events,
+                "time": r.start,
+                "end_time": r.end,
+                "duration_ms": render::span_ms(r.start, r.end),
+                "tool_calls": r.tool_calls,
+                "failures": r.failures,
+                "prompt": r.prompt,
+                "answer": r.answer,
+            })
+        })
+        .collect();
+    json!({
+        "session": render::header_json(h),
+        "turns": turns,
+        "warnings": render::warnings_json(warnings),
+    })
+}
+
+fn text(h: &Header, rows: &[TurnRow], warnings: &[Warning], s: Style) -> Output {
+    let mut out = String::new();
+    out.push_str(&s.bold(&format!(
+        "{}  {}",
+        h.uri,
+        render::clip(h.title.as_deref().unwrap_or("(untitled)"), 60)
+    )));
+    out.push('\n');
+    for r in rows {
+        let label = if r.number == 0 {
+            "T0 (preamble)".to_string()
+        } else {
+            format!("T{}", r.number)
+        };
+        let dur = render::span_ms(r.start, r.end)
+            .map(render::duration_ms)
+            .unwrap_or_else(|| "-".into());
+        let mut counts = format!("{} calls", r.tool_calls);
+        if r.failures > 0 {
+            counts.push_str(&format!(", {}", s.red(&format!("{} failed", r.failures))));
+        }
+        let line = format!(
+            "{}  {}  {:>6}  E{}–E{}  {counts}",
+            s.bold(&label),
+            render::time(r.start),
+            dur,
+            r.first + 1,
+            r.last + 1
+        );
+        out.push_str(&line);
+        out.push('\n');
+        if let Some(p) = &r.prompt {
+            out.push_str(&format!("  > {}\n", render::clip(p, render::WIDTH - 4)));
+        }
+        if let Some(a) = &r.answer {
+            for l in render::first_lines(a, 2, render::WIDTH - 4) {
+                out.push_str(&format!("  < {l}\n"));
+            }
+        }
+    }
+    if rows.is_empty() {
+        out.push_str("(no events)\n");
+    }
+    let notes: String = render::warnings_text(warnings, 5)
+        .into_iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    Output {
+        stdout: out,
+        stderr: notes,
+    }
+}

@@ -1,0 +1,74 @@
+//! Reading one session: resolve the reference, then stream its events through a sink so memory
+//! stays bounded by what the sink keeps (SPEC P6).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use scry_model::{ErrorCode, Event, Header, Warning};
+use scry_source::{Emitter, EventSink, SourceFile};
+
+use crate::app::Ctx;
+use crate::catalog::Catalog;
+use crate::error::{CliError, CliResult};
+
+/// A resolved session source and the catalog it came from.
+pub struct Opened {
+    /// The catalog (providers and environment).
+    pub catalog: Catalog,
+    /// The session's source.
+    pub file: SourceFile,
+}
+
+/// Discovers every provider and resolves `reference` (S-E3).
+pub fn open(ctx: &Ctx, reference: &str) -> CliResult<Opened> {
+    let catalog = Catalog::discover(&ctx.env, &[]);
+    let file = catalog.resolve(reference)?;
+    Ok(Opened { catalog, file })
+}
+
+impl Opened {
+    /// Streams the whole session into `sink`; returns the completed header. A source that cannot
+    /// be read at all is a runtime failure (exit 1); problems inside it arrive as warnings.
+    pub fn stream(&self, sink: &mut dyn EventSink) -> CliResult<Header> {
+        let source = self.catalog.source(self.file.provider)?;
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            let mut out = Emitter::new(sink);
+            let mut header = source.parse_into(&self.file, &mut out)?;
+            out.finish_header(&mut header);
+            Ok::<Header, scry_source::SourceError>(header)
+        }));
+        match outcome {
+            Ok(Ok(mut header)) => {
+                if header.sources.is_empty() {
+                    header.sources.push(self.file.path.clone());
+                }
+                Ok(header)
+            }
+            Ok(Err(e)) => Err(CliError::new(ErrorCode::CorruptSession, e.to_string())),
+            Err(_) => Err(CliError::new(
+                ErrorCode::CorruptSession,
+                format!(
+                    "the {} reader crashed on {}",
+                    self.file.provider,
+                    self.file.path.display()
+                ),
+            )),
+        }
+    }
+}
+
+/// A sink that forwards to two closures (events, warnings).
+pub struct FnSink<E, W> {
+    /// Called for each event.
+    pub on_event: E,
+    /// Called for each warning.
+    pub on_warning: W,
+}
+
+impl<E: FnMut(Event), W: FnMut(Warning)> EventSink for FnSink<E, W> {
+    fn event(&mut self, event: Event) {
+        (self.on_event)(event);
+    }
+    fn warning(&mut self, warning: Warning) {
+        (self.on_warning)(warning);
+    }
+}

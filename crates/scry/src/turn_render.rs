@@ -1,0 +1,184 @@
+//! Rendering one page of `scry turn` output, as text for people or as JSON.
+
+use std::collections::BTreeMap;
+
+use scry_model::{Header, Warning};
+use serde_json::{json, Value};
+
+use crate::commands::Output;
+use crate::page::{chars, Group, Slice, Unit};
+use crate::render::{self, Style};
+use crate::turn_build::TurnInfo;
+
+/// Everything one page needs.
+pub struct PageView<'a> {
+    /// The session.
+    pub header: &'a Header,
+    /// All units of the selection.
+    pub units: &'a [Unit],
+    /// The part on this page.
+    pub slices: &'a [Slice],
+    /// Heading facts per turn (turn view only).
+    pub infos: &'a BTreeMap<u32, TurnInfo>,
+    /// The cursor of the next page.
+    pub next: Option<String>,
+    /// Read warnings.
+    pub warnings: &'a [Warning],
+    /// The page size.
+    pub max_chars: usize,
+    /// Whether units are grouped under turn headings (not for an artifact).
+    pub headings: bool,
+    /// Top-level extra JSON fields (e.g. `artifact`).
+    pub extra: Option<(&'static str, Value)>,
+}
+
+/// Text for people.
+pub fn text(v: &PageView<'_>, s: Style) -> Output {
+    let mut out = String::new();
+    out.push_str(&s.bold(&format!(
+        "{}  {}",
+        v.header.uri,
+        render::clip(v.header.title.as_deref().unwrap_or("(untitled)"), 60)
+    )));
+    out.push('\n');
+    let mut current_turn: Option<u32> = None;
+    let mut tools_open = false;
+    for sl in v.slices {
+        let Some(u) = v.units.get(sl.unit) else {
+            continue;
+        };
+        if v.headings && current_turn != Some(u.turn) {
+            current_turn = Some(u.turn);
+            tools_open = false;
+            out.push('\n');
+            out.push_str(&s.bold(&turn_heading(u.turn, v.infos.get(&u.turn))));
+            out.push('\n');
+        }
+        match u.group {
+            Group::Events => {
+                tools_open = false;
+                let cont = if sl.from > 0 { " (continued)" } else { "" };
+                out.push_str(&s.dim(&format!("── {}{cont} ──", u.head)));
+                out.push('\n');
+                let body = chars(&u.body, sl.from, sl.to);
+                out.push_str(body);
+                if !body.ends_with('\n') {
+                    out.push('\n');
+                }
+                let len = u.body_len();
+                if sl.to < len {
+                    out.push_str(&s.dim(&format!("[… cut at character {} of {}]\n", sl.to, len)));
+                }
+            }
+            Group::Tools => {
+                if !tools_open {
+                    out.push_str(&s.dim("── tool calls ──"));
+                    out.push('\n');
+                    tools_open = true;
+                }
+                let failed = u.json.get("failed").and_then(Value::as_bool) == Some(true);
+                let line = if failed {
+                    s.red(&u.head)
+                } else {
+                    u.head.clone()
+                };
+                out.push_str(line.trim_end());
+                out.push('\n');
+            }
+        }
+    }
+    if v.slices.is_empty() {
+        out.push_str("(nothing to show)\n");
+    }
+    if let Some(c) = &v.next {
+        out.push_str(&format!(
+            "\n[more: this page stopped at --max-chars {}; continue with --cursor {c}]\n",
+            v.max_chars
+        ));
+    }
+    let notes: String = render::warnings_text(v.warnings, 5)
+        .into_iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    Output {
+        stdout: out,
+        stderr: notes,
+    }
+}
+
+fn turn_heading(turn: u32, info: Option<&TurnInfo>) -> String {
+    let name = if turn == 0 {
+        "T0 (preamble)".to_string()
+    } else {
+        format!("T{turn}")
+    };
+    let Some(i) = info else { return name };
+    let mut parts = vec![
+        name,
+        render::time(i.start),
+        format!("E{}–E{}", i.first + 1, i.last + 1),
+        format!("{} calls, {} failed", i.calls, i.failures),
+    ];
+    if !i.hidden.is_empty() {
+        let h: Vec<String> = i.hidden.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        parts.push(format!("not shown: {} (read with --event)", h.join(", ")));
+    }
+    parts.join(" · ")
+}
+
+/// The JSON contract: `{"session", "turns":[{"number","events":[…],"tools":[…]}], "next_cursor"}`.
+pub fn json(v: &PageView<'_>) -> Value {
+    let mut turns: Vec<Value> = Vec::new();
+    let mut current: Option<u32> = None;
+    for sl in v.slices {
+        let Some(u) = v.units.get(sl.unit) else {
+            continue;
+        };
+        if current != Some(u.turn) {
+            current = Some(u.turn);
+            let mut t = json!({ "number": u.turn, "events": [], "tools": [] });
+            if let Some(info) = v.infos.get(&u.turn) {
+                t["first_event"] = json!(info.first + 1);
+                t["last_event"] = json!(info.last + 1);
+                t["time"] = json!(info.start);
+                t["tool_calls"] = json!(info.calls);
+                t["failures"] = json!(info.failures);
+                t["not_shown"] = json!(info.hidden);
+            }
+            turns.push(t);
+        }
+        let Some(t) = turns.last_mut() else { continue };
+        let mut item = u.json.clone();
+        match u.group {
+            Group::Events => {
+                let len = u.body_len();
+                item["text"] = json!(chars(&u.body, sl.from, sl.to));
+                if sl.from > 0 || sl.to < len {
+                    item["text_from"] = json!(sl.from);
+                    item["text_to"] = json!(sl.to);
+                    item["text_len"] = json!(len);
+                    item["truncated"] = json!(sl.to < len);
+                }
+                if let Some(a) = t["events"].as_array_mut() {
+                    a.push(item);
+                }
+            }
+            Group::Tools => {
+                if let Some(a) = t["tools"].as_array_mut() {
+                    a.push(item);
+                }
+            }
+        }
+    }
+    let mut out = json!({
+        "session": render::header_json(v.header),
+        "turns": turns,
+        "next_cursor": v.next,
+        "truncated": v.next.is_some(),
+        "warnings": render::warnings_json(v.warnings),
+    });
+    if let Some((k, val)) = &v.extra {
+        out[*k] = val.clone();
+    }
+    out
+}
