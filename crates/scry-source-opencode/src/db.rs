@@ -197,6 +197,21 @@ pub(crate) fn header(conn: &Connection, path: &Path, id: &str) -> Result<Header,
     Ok(h)
 }
 
+/// The session's revert point (`session.revert` JSON: `messageID`, optional `partID`).
+pub(crate) fn revert(conn: &Connection, id: &str) -> Option<(String, Option<String>)> {
+    if !columns(conn, "session").contains("revert") {
+        return None;
+    }
+    let text: Option<String> = conn
+        .query_row("SELECT revert FROM session WHERE id = ?1", [id], |r| {
+            Ok(text_of(r.get_ref(0)?))
+        })
+        .ok()
+        .flatten();
+    let v: Value = serde_json::from_str(&text?).ok()?;
+    crate::map::revert_of(&v)
+}
+
 /// Titles the session carried, oldest first, from `session.created` / `session.updated` events.
 fn title_history(conn: &Connection, id: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();

@@ -39,7 +39,7 @@ impl OpencodeSource {
         let mut header = db::header(&conn, path, key)?;
         header.sources.extend(file.related.iter().cloned());
         db::warn_unread(&conn, path, key, out);
-        let mut mapper = Mapper::default();
+        let mut mapper = Mapper::new(db::revert(&conn, key));
         db::read_events(&conn, path, key, &mut mapper, out)?;
         if header.agent_name.is_none() {
             header.agent_name = mapper.agent.clone();

@@ -22,6 +22,9 @@
 //! | `snapshot` | any | no event (an internal snapshot hash; counted only) |
 //! | anything else | any | one `UnknownRecord` warning per type with count and first location |
 //!
+//! Events at and after the session's revert point (`session.revert`, set by `/undo` until the
+//! next prompt deletes them) are `shadowed`: no longer in the model's context.
+//!
 //! An assistant message's `error` becomes a `System` `error` event after its parts. A message
 //! without `step-finish` parts but with non-zero `tokens` gets that usage once.
 //!
@@ -99,9 +102,21 @@ pub(crate) struct Mapper {
     pub agent: Option<String>,
     /// Child sessions linked from `task` tool calls.
     pub children: Vec<String>,
+    /// The session's revert point (`session.revert`: message id, optional part id).
+    revert: Option<(String, Option<String>)>,
+    /// True once the revert point has been passed: later events are shadowed.
+    reverting: bool,
 }
 
 impl Mapper {
+    /// A mapper for a session whose revert point (if any) is `revert`.
+    pub fn new(revert: Option<(String, Option<String>)>) -> Self {
+        Mapper {
+            revert,
+            ..Mapper::default()
+        }
+    }
+
     /// Maps one message and emits its events.
     pub fn message(&mut self, msg: MessageRec, out: &mut Emitter<'_>) {
         let data = msg.data.as_ref();
@@ -134,9 +149,24 @@ impl Mapper {
             had_step_finish: false,
             prompt: None,
         };
-        for part in &msg.parts {
-            self.part(&mut ctx, part);
+        if let Some((rm, None)) = &self.revert {
+            if *rm == msg.id {
+                self.reverting = true;
+            }
         }
+        for part in &msg.parts {
+            if let Some((rm, Some(rp))) = &self.revert {
+                if *rm == msg.id && *rp == part.id {
+                    self.reverting = true;
+                }
+            }
+            let before = ctx.events.len();
+            self.part(&mut ctx, part);
+            if self.reverting {
+                shadow(&mut ctx.events[before..]);
+            }
+        }
+        let before = ctx.events.len();
 
         if let Some(d) = data {
             if let Some(err) = d.get("error").filter(|e| !e.is_null()) {
@@ -173,6 +203,10 @@ impl Mapper {
                 msg.place.file.clone(),
                 msg.place.line,
             ));
+        }
+
+        if self.reverting {
+            shadow(&mut ctx.events[before..]);
         }
 
         // The prompt opens the turn: it goes first among the message's events.
@@ -482,6 +516,21 @@ impl MsgCtx {
             }
         }
     }
+}
+
+/// Marks events as replaced (a `/undo` revert point lies before them), except log-only ones.
+fn shadow(events: &mut [Event]) {
+    for e in events {
+        if e.surface == Surface::Current {
+            e.surface = Surface::Shadowed;
+        }
+    }
+}
+
+/// The revert point of a session (`{messageID, partID?}`), from its JSON.
+pub(crate) fn revert_of(v: &Value) -> Option<(String, Option<String>)> {
+    let m = str_of(v, "messageID")?.to_string();
+    Some((m, str_of(v, "partID").map(str::to_string)))
 }
 
 /// Normalized usage from an OpenCode `tokens` object; `None` when absent or all zero.

@@ -187,7 +187,7 @@ pub(crate) fn parse(file: &Path, out: &mut Emitter<'_>) -> Result<Header, Source
     messages.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
 
     let mut flat: Option<HashMap<String, Vec<PathBuf>>> = None;
-    let mut mapper = Mapper::default();
+    let mut mapper = Mapper::new(session.get("revert").and_then(crate::map::revert_of));
     for (_, mfile, mval, mlen) in messages {
         let mid = str_of(&mval, "id")
             .map(str::to_string)

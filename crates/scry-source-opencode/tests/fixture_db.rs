@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection};
-use scry_model::{EventKind, SessionKind, TitleSource, WarningKind};
+use scry_model::{EventKind, SessionKind, Surface, TitleSource, WarningKind};
 use scry_source::{Env, Source};
 use scry_source_opencode::OpencodeSource;
 use serde_json::{json, Value};
@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 const SCHEMA: &str = "
 CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text,
   slug text NOT NULL, directory text NOT NULL, title text NOT NULL, version text NOT NULL,
-  time_created integer NOT NULL, time_updated integer NOT NULL);
+  time_created integer NOT NULL, time_updated integer NOT NULL, revert text);
 CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL,
   time_updated integer NOT NULL, data text NOT NULL);
 CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL,
@@ -40,7 +40,8 @@ impl Db {
     fn session(&self, id: &str, parent: Option<&str>, title: &str) {
         self.conn
             .execute(
-                "INSERT INTO session VALUES (?1, 'global', ?2, 'slug', '/home/demo/p', ?3, '1.18.0', ?4, ?5)",
+                "INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, \
+                 time_created, time_updated) VALUES (?1, 'global', ?2, 'slug', '/home/demo/p', ?3, '1.18.0', ?4, ?5)",
                 params![id, parent, title, T0, T0 + 60_000],
             )
             .unwrap();
@@ -162,6 +163,40 @@ fn build(home: &Path) {
         Some("ses_both"),
         "Look around (@explore subagent)",
     );
+    db.session("ses_undo", None, "Undo");
+    db.message("ses_undo", "msg_20", 0, &user("ses_undo"));
+    db.part(
+        "ses_undo",
+        "msg_20",
+        "prt_20",
+        r#"{"type":"text","text":"keep"}"#,
+    );
+    db.message("ses_undo", "msg_21", 1_000, &assistant("ses_undo"));
+    db.part(
+        "ses_undo",
+        "msg_21",
+        "prt_21",
+        r#"{"type":"text","text":"kept answer"}"#,
+    );
+    db.part(
+        "ses_undo",
+        "msg_21",
+        "prt_22",
+        r#"{"type":"text","text":"undone answer"}"#,
+    );
+    db.message("ses_undo", "msg_22", 2_000, &user("ses_undo"));
+    db.part(
+        "ses_undo",
+        "msg_22",
+        "prt_23",
+        r#"{"type":"text","text":"undone prompt"}"#,
+    );
+    db.conn
+        .execute(
+            r#"UPDATE session SET revert = '{"messageID":"msg_21","partID":"prt_22"}' WHERE id = 'ses_undo'"#,
+            [],
+        )
+        .unwrap();
     drop(db);
 
     let storage = dir.join("storage");
@@ -190,7 +225,7 @@ fn session_in_both_stores_is_listed_once_and_read_from_the_database() {
     let d = OpencodeSource.discover(&Env::with_home(tmp.path()));
     let ids: Vec<&str> = d.files.iter().map(|f| f.id.as_str()).collect();
     assert_eq!(ids.iter().filter(|i| **i == "ses_both").count(), 1);
-    assert_eq!(d.files.len(), 4, "{ids:?}");
+    assert_eq!(d.files.len(), 5, "{ids:?}");
     let both = d.files.iter().find(|f| f.id == "ses_both").unwrap();
     assert!(both.path.ends_with("opencode.db"));
     assert_eq!(both.related.len(), 1);
@@ -317,6 +352,29 @@ fn json_only_session_and_child_session() {
 }
 
 #[test]
+fn events_after_the_revert_point_are_shadowed() {
+    let tmp = tempfile::tempdir().unwrap();
+    build(tmp.path());
+    let d = OpencodeSource.discover(&Env::with_home(tmp.path()));
+    let f = d.files.iter().find(|f| f.id == "ses_undo").unwrap();
+    let s = OpencodeSource.parse(f).unwrap();
+    let surfaces: Vec<(&str, Surface)> = s
+        .events
+        .iter()
+        .map(|e| (e.text.as_str(), e.surface))
+        .collect();
+    assert_eq!(
+        surfaces,
+        vec![
+            ("keep", Surface::Current),
+            ("kept answer", Surface::Current),
+            ("undone answer", Surface::Shadowed),
+            ("undone prompt", Surface::Shadowed),
+        ]
+    );
+}
+
+#[test]
 fn unknown_session_key_is_not_found() {
     let tmp = tempfile::tempdir().unwrap();
     build(tmp.path());
@@ -344,7 +402,7 @@ fn environment_overrides() {
     let env =
         Env::with_home(tmp.path().join("nohome")).var_set("XDG_DATA_HOME", xdg.to_str().unwrap());
     let d = OpencodeSource.discover(&env);
-    assert_eq!(d.files.len(), 4);
+    assert_eq!(d.files.len(), 5);
     assert_eq!(
         d.roots.last().unwrap().env_var.as_deref(),
         Some("XDG_DATA_HOME")
@@ -359,7 +417,7 @@ fn environment_overrides() {
     let d = OpencodeSource.discover(&env2);
     assert_eq!(d.roots[0].env_var.as_deref(), Some("OPENCODE_DB"));
     assert!(d.files.iter().any(|f| f.id == "ses_custom"));
-    assert_eq!(d.files.len(), 5);
+    assert_eq!(d.files.len(), 6);
 
     fs::rename(&other, xdg.join("opencode/opencode-dev.db")).unwrap();
     let d = OpencodeSource.discover(&env);
@@ -370,7 +428,7 @@ fn environment_overrides() {
     let env3 = env.clone().var_set("OPENCODE_DB", "opencode-dev.db");
     let d = OpencodeSource.discover(&env3);
     assert_eq!(d.files[0].id, "ses_custom");
-    assert_eq!(d.files.len(), 5, "the override is not listed twice");
+    assert_eq!(d.files.len(), 6, "the override is not listed twice");
     let env4 = env.var_set("OPENCODE_DB", ":memory:");
     assert_eq!(OpencodeSource.roots(&env4).len(), 1);
 }
