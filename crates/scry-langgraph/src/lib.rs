@@ -22,6 +22,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod channels;
 pub mod db;
 pub mod inspect;
 pub mod message;

@@ -74,6 +74,26 @@ pub fn decode_checkpoint(row: &CheckpointRow) -> Result<DecodedCheckpoint, Strin
     Ok(out)
 }
 
+/// Labels of every [`Value::Opaque`] inside `value` (unknown extensions, pickle, numpy).
+pub fn opaque_labels(value: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Opaque { label, .. } => out.push(label.clone()),
+            Value::Array(a) => stack.extend(a.iter()),
+            Value::Map(m) => stack.extend(m.iter().map(|(_, v)| v)),
+            Value::Object(o) => {
+                stack.extend(o.args.iter());
+                stack.extend(o.kwargs.iter().map(|(_, v)| v));
+            }
+            Value::DeltaSnapshot(inner) => stack.push(inner),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Rebuilds the `messages` channel of `thread_id` / `ns` as of its latest checkpoint.
 pub fn thread_messages(db: &Db, thread_id: &str, ns: &str) -> rusqlite::Result<ThreadMessages> {
     let mut out = ThreadMessages::default();
@@ -101,6 +121,14 @@ pub fn thread_messages(db: &Db, thread_id: &str, ns: &str) -> rusqlite::Result<T
                 if let Some((_, inline)) = cp.channel_values.iter().find(|(k, _)| k == "messages") {
                     match message::to_messages(inline) {
                         Ok(list) => {
+                            let opaque = opaque_labels(inline);
+                            if !opaque.is_empty() {
+                                out.warnings.push(format!(
+                                    "Inline messages of checkpoint {} contain undecoded values: {}.",
+                                    cp.id,
+                                    opaque.join(", ")
+                                ));
+                            }
                             base = list;
                             out.base_checkpoint_id = Some(cp.id.clone());
                             break;

@@ -617,6 +617,31 @@ fn truncation_at_max_content_boundary() {
 }
 
 #[test]
+fn opaque_values_inside_inline_messages_are_reported() {
+    let fx = fixture(true);
+    let msgs = M::Array(vec![msg(
+        "human",
+        "h1",
+        M::Array(vec![ext(99, M::Nil)]),
+        vec![],
+    )]);
+    fx.checkpoint(
+        "t1",
+        "",
+        "c1",
+        None,
+        &checkpoint_blob(Some(msgs)),
+        "2026-11-02T10:00:00+00:00",
+    );
+    let r = reconstruct::thread_messages(&fx.db(), "t1", "").unwrap();
+    assert_eq!(r.messages.len(), 1);
+    assert_eq!(
+        r.warnings,
+        ["Inline messages of checkpoint c1 contain undecoded values: msgpack ext 99."]
+    );
+}
+
+#[test]
 fn system_prefixed_human_goes_to_preamble() {
     let fx = fixture(true);
     let msgs = M::Array(vec![

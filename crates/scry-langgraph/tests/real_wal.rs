@@ -239,3 +239,45 @@ fn live_wal_in_writable_dir_is_read_without_creating_files() {
     assert_eq!(dir_listing(tmp.path()), before);
     drop(writer);
 }
+
+#[test]
+fn summarization_events_and_pending_interrupts() {
+    use scry_langgraph::channels;
+    let db = Db::open(&common::dcode_db()).unwrap();
+    // Thread …ebc1 ran compact_conversation once (dcode/threads.json); the raw writes hold one
+    // `_summarization_event` with cutoff_index 6 (read with the Python msgpack reader).
+    let (events, warnings) = channels::channel_writes(
+        &db,
+        "01a22ce5-ebc1-7090-b100-aeff29f7dcf9",
+        "",
+        "_summarization_event",
+    )
+    .unwrap();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        events[0].value.get("cutoff_index").and_then(|v| v.as_i64()),
+        Some(6)
+    );
+    assert!(events[0].ts.is_some());
+    // …128c: bare reject => turn aborted, the approval interrupt is still pending;
+    // …16b4: reject with message => resumed, nothing pending.
+    let pending =
+        channels::pending_interrupts(&db, "01a22ce6-128c-73f1-ba28-42708c079275", "").unwrap();
+    assert_eq!(pending.len(), 1);
+    let request = pending[0]
+        .get("value")
+        .and_then(|v| v.get("action_requests"))
+        .and_then(|v| v.as_array());
+    assert_eq!(
+        request
+            .and_then(|r| r[0].get("name"))
+            .and_then(|v| v.as_str()),
+        Some("write_file")
+    );
+    assert!(
+        channels::pending_interrupts(&db, "01a22ce6-16b4-778e-af6c-bb01aeeaad1b", "")
+            .unwrap()
+            .is_empty()
+    );
+}
