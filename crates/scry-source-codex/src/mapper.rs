@@ -22,6 +22,10 @@ use serde_json::{json, Value};
 use crate::classify::{classify_user, content_text, image_count, output_facts, UserText};
 use crate::pending::{Pending, Receipt};
 
+/// Native record ids remembered to keep locators unique; past this many, events get record
+/// locators (still stable: which events get which kind depends only on the file's prefix).
+const MAX_NATIVE_IDS: usize = 200_000;
+
 /// Where the record being mapped sits in its source.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Rec<'a> {
@@ -81,10 +85,11 @@ impl Mapper {
         part: usize,
     ) -> Event {
         let part_opt = (part > 0).then_some(part);
+        let fresh = |seen: &mut HashSet<String>, i: &str| {
+            seen.len() < MAX_NATIVE_IDS && seen.insert(format!("{i}#{part}"))
+        };
         let locator = match id.filter(|i| !i.is_empty()) {
-            Some(i) if self.native_seen.insert(format!("{i}#{part}")) => {
-                Locator::native(i, part_opt)
-            }
+            Some(i) if fresh(&mut self.native_seen, i) => Locator::native(i, part_opt),
             _ => Locator::record(rec.line, rec.raw, part_opt),
         };
         let mut ev = Event::new(kind, text, locator).at(rec.time);
@@ -412,7 +417,8 @@ impl Mapper {
             (None, Some(s)) => Some(!s),
             (None, None) => None,
         };
-        ev.tool = call_id.as_ref().and_then(|c| self.calls.get(c)).cloned();
+        // A call is forgotten once answered, so the map holds only open calls.
+        ev.tool = call_id.as_ref().and_then(|c| self.calls.remove(c));
         if ev.tool.is_none() {
             merge_data(&mut ev, Some(json!({"unconfirmed": true})));
             self.warn(

@@ -81,6 +81,7 @@ pub(crate) struct Identity {
     pub forked_from: Option<String>,
     pub parent_thread_id: Option<String>,
     pub agent_name: Option<String>,
+    pub agent_path: Option<String>,
 }
 
 impl Identity {
@@ -105,6 +106,11 @@ impl Identity {
             agent_name: s("agent_nickname")
                 .or_else(|| s("agent_role"))
                 .or_else(|| s("agent_path")),
+            agent_path: s("agent_path").or_else(|| {
+                path(p, &["source", "subagent", "thread_spawn", "agent_path"])
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            }),
         }
     }
 
@@ -457,6 +463,13 @@ impl Rollout {
             h.title = Some(name.clone());
             h.title_source = Some(TitleSource::Custom);
             h.titles = self.thread_names.clone();
+        } else if kind == SessionKind::Subagent {
+            // A subagent's prompt is the parent's NEW_TASK envelope (its payload encrypted):
+            // the agent path names it better.
+            if let Some(name) = ident.agent_path.clone().or(ident.agent_name.clone()) {
+                h.title = Some(name);
+                h.title_source = Some(TitleSource::Metadata);
+            }
         }
         h
     }

@@ -313,6 +313,8 @@ fn real_subagent_rollout() {
         "session_meta.source.subagent.thread_spawn.parent_thread_id"
     );
     assert_eq!(h.agent_name.as_deref(), Some("Gauss"));
+    assert_eq!(h.title.as_deref(), Some("/root/count_files"));
+    assert_eq!(h.title_source, Some(TitleSource::Metadata));
     assert_eq!(h.cwd.as_deref(), Some("/home/dev/work/proj-codex"));
     // No human typed here (0 `UserMessage` items): the parent's NEW_TASK message is the
     // subagent's task prompt, a `User` with subtype `agent_task`.
