@@ -1,7 +1,8 @@
 //! Streams a Claude Code session file through `parse_into` with a sink that only counts, and
 //! prints events, warnings, bytes and events per second. Memory stays flat whatever the size.
 //!
-//! `cargo run --release -p scry-source-claude --example count -- <file.jsonl>`
+//! `cargo run --release -p scry-source-claude --example count -- <file.jsonl> [--header]`
+//! (`--header` times the cheap header scan instead).
 
 use std::time::Instant;
 
@@ -39,6 +40,22 @@ fn main() {
         eprintln!("{}: not a Claude Code session", path.display());
         std::process::exit(1);
     };
+    if std::env::args().nth(2).as_deref() == Some("--header") {
+        let start = Instant::now();
+        match ClaudeSource.scan_header(&file) {
+            Ok(h) => println!(
+                "header scan: {:?} / {:?} in {:.3} s",
+                h.title,
+                h.cwd,
+                start.elapsed().as_secs_f64()
+            ),
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
     let mut sink = Count::default();
     let start = Instant::now();
     let result = {
