@@ -79,6 +79,8 @@ impl Source for OpencodeSource {
             if header.title.is_some() {
                 return Ok(header);
             }
+        } else if let Some(header) = storage::scan_header(&file.path) {
+            return Ok(header);
         }
         // No stored title (or a JSON session): the first prompt needs the messages.
         let session = self.parse(file)?;

@@ -141,6 +141,17 @@ pub(crate) fn header_from(v: &Value, id: &str, file: &Path) -> Header {
     h
 }
 
+/// The header of a JSON session from its session file alone, when that file names a title
+/// (otherwise the first prompt is needed and the caller parses the session).
+pub(crate) fn scan_header(file: &Path) -> Option<Header> {
+    let (v, _) = read_json(file, &mut |_| {})?;
+    let id = str_of(&v, "id")
+        .map(str::to_string)
+        .unwrap_or_else(|| stem_of(file));
+    let h = header_from(&v, &id, file);
+    h.title.is_some().then_some(h)
+}
+
 /// Parses a session stored as JSON files.
 pub(crate) fn parse(file: &Path, out: &mut Emitter<'_>) -> Result<Header, SourceError> {
     let mut first_err = None;

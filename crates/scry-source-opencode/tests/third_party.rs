@@ -53,6 +53,16 @@ fn every_fixture_file_is_read() {
         }
         let sf = OpencodeSource.detect(f).expect("session file recognized");
         let s = OpencodeSource.parse(&sf).unwrap();
+        let scanned = OpencodeSource.scan_header(&sf).unwrap();
+        assert_eq!(
+            (&scanned.id, &scanned.title, &scanned.cwd, scanned.created),
+            (
+                &s.header.id,
+                &s.header.title,
+                &s.header.cwd,
+                s.header.created
+            )
+        );
         sessions += 1;
         seen.extend(s.header.sources.iter().map(|p| p.canonicalize().unwrap()));
     }
