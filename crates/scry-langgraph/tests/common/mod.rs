@@ -1,6 +1,8 @@
 //! Shared test helpers: corpus paths.
 #![allow(dead_code)]
 
+pub mod fixture;
+
 use std::path::PathBuf;
 
 /// `../shared/corpus` beside the repository.
