@@ -152,6 +152,14 @@ impl Parser<'_> {
                 )),
             }
         }
+        let has_usage = !synthetic && msg.get("usage").is_some_and(Value::is_object);
+        let carrier_missing = self.pending.msg.as_ref().is_some_and(|m| m.last.is_none());
+        if events.is_empty() && has_usage && carrier_missing {
+            // A message without content blocks still made a request: keep its usage on an event.
+            let mut e = self.event(EventKind::Meta, String::new(), v, at, Some(0), fresh);
+            e.subtype = Some("empty_message".into());
+            events.push(e);
+        }
         for mut e in events {
             e.model.clone_from(&model);
             self.pending.events.push(e);

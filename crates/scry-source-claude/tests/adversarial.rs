@@ -155,3 +155,14 @@ fn deep_nesting_and_garbage_values() {
         .any(|w| w.kind == WarningKind::UnknownRecord));
     assert_eq!(count(&s, EventKind::Assistant), 1);
 }
+
+#[test]
+fn usage_of_a_message_without_blocks_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = serde_json::json!({"type":"assistant","uuid":"a1","requestId":"r","message":{"id":"m1","role":"assistant","model":"x","content":[],
+        "usage":{"input_tokens":3,"output_tokens":1}}}).to_string();
+    let data = format!("{}\n{empty}\n", user("u1", "hi"));
+    let s = parse(&session_file(dir.path(), data.as_bytes()));
+    assert_eq!(s.total_usage().unwrap().input, 3);
+    assert_eq!(s.events[1].subtype.as_deref(), Some("empty_message"));
+}
