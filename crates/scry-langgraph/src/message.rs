@@ -306,6 +306,10 @@ pub enum Update {
 /// Classifies a decoded `messages` write. `Err` names what is malformed.
 pub fn classify_update(value: &Value) -> Result<Update, String> {
     if let Some(inner) = overwrite_payload(value) {
+        if inner.is_null() {
+            // `Overwrite(None)` resets the channel to its empty default.
+            return Ok(Update::Overwrite(Vec::new()));
+        }
         if !matches!(inner, Value::Array(_) | Value::DeltaSnapshot(_)) {
             return Err("malformed Overwrite: its value is not a list".into());
         }

@@ -154,7 +154,11 @@ pub fn thread_messages(db: &Db, thread_id: &str, ns: &str) -> rusqlite::Result<T
     }
 
     out.messages = base;
-    for anchor in path.iter().rev() {
+    // `path[0]` is the latest checkpoint: its own writes are one pending super-step, applied
+    // like `update()` (plain writes after an `Overwrite` in that step are dropped); ancestors'
+    // writes are replayed one by one like `DeltaChannel.replay_writes`.
+    for (depth, anchor) in path.iter().enumerate().rev() {
+        let mut overwritten = false;
         for w in db.writes(thread_id, ns, anchor, Some("messages"))? {
             let at = || {
                 format!(
@@ -181,7 +185,14 @@ pub fn thread_messages(db: &Db, thread_id: &str, ns: &str) -> rusqlite::Result<T
                     .push(format!("In the messages write at {}: {note}.", at()));
             }
             match message::classify_update(&decoded.value) {
+                Ok(message::Update::Add(_)) if depth == 0 && overwritten => {
+                    out.warnings.push(format!(
+                        "Dropped a messages write that follows an Overwrite in the same step ({}).",
+                        at()
+                    ));
+                }
                 Ok(update) => {
+                    overwritten |= matches!(update, message::Update::Overwrite(_));
                     out.replayed_writes += 1;
                     for note in message::apply(&mut out.messages, update) {
                         out.warnings.push(format!("{note} ({}).", at()));

@@ -132,6 +132,15 @@ fn add_messages_remove_overwrite_forms() {
         &checkpoint_blob(None),
         "2026-11-02T10:00:00+00:00",
     );
+    // c2 is the latest checkpoint: c1's writes are replayed one by one.
+    fx.checkpoint(
+        "t1",
+        "",
+        "c2",
+        Some("c1"),
+        &checkpoint_blob(None),
+        "2026-11-02T10:01:00+00:00",
+    );
     let w = |task: &str, v: M| fx.write("t1", "c1", task, 0, "msgpack", &pack(&v));
     let tool_call = kw(vec![
         ("name", "ls".into()),
@@ -285,6 +294,49 @@ fn add_messages_remove_overwrite_forms() {
         r.warnings
     );
     assert!(r.warnings.len() == 2, "{:?}", r.warnings);
+    // In the latest checkpoint's pending step (writes on c2), a plain write after an
+    // Overwrite is dropped like `update()` does, and said in a warning; `Overwrite(None)`
+    // empties the list.
+    let on_c2 = |task: &str, v: M| fx.write("t1", "c2", task, 0, "msgpack", &pack(&v));
+    on_c2(
+        "p1",
+        kw(vec![(
+            "__overwrite__",
+            M::Array(vec![msg("human", "p1", "pending".into(), vec![])]),
+        )]),
+    );
+    on_c2(
+        "p2",
+        M::Array(vec![msg("ai", "p2", "dropped".into(), vec![])]),
+    );
+    let r = reconstruct::thread_messages(&fx.db(), "t1", "").unwrap();
+    assert_eq!(
+        r.messages
+            .iter()
+            .map(|m| m.id().unwrap())
+            .collect::<Vec<_>>(),
+        ["p1"]
+    );
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("follows an Overwrite") && w.contains("task p2")),
+        "{:?}",
+        r.warnings
+    );
+    let ow_none = ext(
+        2,
+        M::Array(vec![
+            "langgraph.types".into(),
+            "Overwrite".into(),
+            kw(vec![("value", M::Nil)]),
+        ]),
+    );
+    let decoded = msgpack::decode(&pack(&ow_none)).unwrap();
+    assert_eq!(
+        scry_langgraph::message::classify_update(&decoded.value),
+        Ok(scry_langgraph::message::Update::Overwrite(Vec::new()))
+    );
 }
 
 #[test]
