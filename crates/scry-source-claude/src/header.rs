@@ -254,6 +254,9 @@ pub fn scan(file: &SourceFile) -> Result<Header, SourceError> {
     while let Ok(Some(line)) = lines.next_line() {
         lineno += 1;
         let b = line.bytes;
+        if crate::records::counted_prefix(b).is_some() {
+            continue;
+        }
         // cwd and (for an old-layout subagent) the parent's sessionId must match the full
         // parse, so they are searched for until found; the other envelope fields for a while.
         let want_facts = facts.cwd.is_none()

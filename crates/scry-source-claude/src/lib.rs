@@ -40,7 +40,7 @@ pub mod discover;
 pub mod header;
 pub mod parse;
 mod persisted;
-mod records;
+pub mod records;
 pub mod resume;
 
 use std::path::Path;

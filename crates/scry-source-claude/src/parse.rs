@@ -398,6 +398,15 @@ pub fn run(file: &SourceFile, out: &mut Emitter<'_>) -> Result<(Header, ParseSta
         if line.bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
+        // Bookkeeping lines (request plumbing, cost ticks) are only validated and counted; a
+        // line that does not validate goes the normal way and gets its warning.
+        if let Some(ty) = crate::records::counted_prefix(line.bytes) {
+            if serde_json::from_slice::<serde::de::IgnoredAny>(line.bytes).is_ok() {
+                p.stats.records += 1;
+                p.count(ty);
+                continue;
+            }
+        }
         let value = scry_source::jsonl::parse_line(
             line.bytes,
             &file.path,

@@ -27,6 +27,16 @@ pub const COUNTED: &[&str] = &[
     "agent-setting",
 ];
 
+/// The type of a line that starts `{"type":"<t>"` with `<t>` in [`COUNTED`] (how Claude Code
+/// writes those records), without decoding it. Such lines need no event and no envelope field
+/// (they carry no cwd), so the parse only validates them and the header scan skips them.
+pub fn counted_prefix(line: &[u8]) -> Option<&'static str> {
+    let rest = line.strip_prefix(b"{\"type\":\"")?;
+    let end = memchr::memchr(b'"', rest)?;
+    let ty = rest.get(..end)?;
+    COUNTED.iter().copied().find(|c| c.as_bytes() == ty)
+}
+
 /// Envelope keys left out of `event.data`.
 const ENVELOPE: &[&str] = &[
     "type",

@@ -166,3 +166,17 @@ fn usage_of_a_message_without_blocks_is_kept() {
     assert_eq!(s.total_usage().unwrap().input, 3);
     assert_eq!(s.events[1].subtype.as_deref(), Some("empty_message"));
 }
+
+#[test]
+fn corrupt_bookkeeping_line_still_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = format!(
+        "{{\"type\":\"api-request\",\"id\":\"x\"}}\n{{\"type\":\"api-request\",\"id\":}}\n{}\n",
+        user("u1", "hi")
+    );
+    let s = parse(&session_file(dir.path(), data.as_bytes()));
+    assert_eq!(s.events.len(), 1);
+    assert_eq!(s.warnings.len(), 1);
+    assert_eq!(s.warnings[0].kind, WarningKind::CorruptRecord);
+    assert_eq!(s.warnings[0].line, Some(2));
+}

@@ -395,3 +395,33 @@ fn third_party_titles_and_unknowns() {
         "leafUuid edge_011 is in the file"
     );
 }
+
+#[test]
+fn real_bookkeeping_records_are_counted() {
+    // Record types per `type` (and attachment.type) from the raw file with python's Counter.
+    let path = real_project().join("029942d1-8e5d-4155-96e8-b9fe03dadf8d.jsonl");
+    let mut sink = scry_source::CollectSink::default();
+    let mut out = scry_source::Emitter::new(&mut sink);
+    let (_, stats) = ClaudeSource
+        .parse_with_stats(&source_file(&path), &mut out)
+        .unwrap();
+    let want = [
+        ("api-request", 13),
+        ("api-request-blob", 9),
+        ("api-request-shape", 2),
+        ("atis-latch", 7),
+        ("attachment:prompt_snapshot", 4),
+        ("cost-state", 5),
+        ("last-prompt", 8),
+        ("queue-operation", 12),
+        ("tools-used", 6),
+    ];
+    let got: Vec<(&str, u64)> = stats
+        .counted
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    assert_eq!(got, want);
+    assert!(stats.unknown.is_empty());
+    assert_eq!(stats.records, 124, "every line of the file");
+}
