@@ -3,6 +3,13 @@
 //! LangChain message classes, message reconstruction with `add_messages` semantics, thread
 //! listing and the `inspect_sessions.py`-compatible inspector. No Python, no pickle.
 //!
+//! Modules: [`msgpack`] (blobs → [`Value`], bounded), [`message`] (LangChain messages,
+//! `add_messages`), [`db`] (read-only open, rows), [`reconstruct`] (messages as LangGraph
+//! rebuilds them, message times, latest channel values), [`channels`] (any channel's history:
+//! summarization events, pending interrupts), [`threads`] (id lookup, listing with subagent
+//! namespaces as children), [`inspect`] (`inspect_sessions.py`-compatible output),
+//! [`pyjson`] (Python-identical JSON rendering).
+//!
 //! A provider turns a thread into messages like this:
 //!
 //! ```no_run
@@ -33,5 +40,6 @@ pub mod threads;
 pub mod value;
 
 pub use db::{Db, OpenError};
+pub use inspect::default_db_path;
 pub use message::Message;
 pub use value::{Constructor, Object, Value};

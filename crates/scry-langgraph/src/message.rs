@@ -282,14 +282,14 @@ pub fn content_text(content: &Value) -> String {
                             parts.push(t.to_string());
                         }
                     }
-                    other => parts.push(crate::pyjson::dumps(other)),
+                    other => parts.push(crate::pyjson::py_str(other)),
                 }
             }
             parts.retain(|p| !p.is_empty());
             parts.join("\n")
         }
         Value::Map(_) => crate::pyjson::dumps(content),
-        other => crate::pyjson::dumps(other),
+        other => crate::pyjson::py_str(other),
     }
 }
 

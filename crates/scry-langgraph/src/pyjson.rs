@@ -1,4 +1,5 @@
-//! Rendering a [`Value`] exactly like Python's `json.dumps(value, ensure_ascii=False)` —
+//! Rendering a [`Value`] exactly like Python's `json.dumps(value, ensure_ascii=False)` (and
+//! `repr` / `str` for the places the inspector stringifies values) —
 //! one line with `", "` / `": "` separators, or pretty with `indent=2` — so that the inspector's
 //! output (and its truncation of rendered tool arguments, measured in code points) matches
 //! `inspect_sessions.py` byte for byte.
@@ -134,6 +135,90 @@ fn write_value(out: &mut String, value: &Value, indent: Option<usize>, level: us
     }
 }
 
+/// Python's `repr(value)` for plain values (`None`, `True`, `'text'`, `[1, 'a']`,
+/// `{'k': 1}`); objects and opaque values render as `<module.Class ...>` placeholders.
+pub fn repr(value: &Value) -> String {
+    let mut out = String::new();
+    write_repr(&mut out, value);
+    out
+}
+
+/// Python's `str(value)`: a string as is, anything else as [`repr`].
+pub fn py_str(value: &Value) -> String {
+    match value {
+        Value::Str(s) => s.clone(),
+        other => repr(other),
+    }
+}
+
+fn repr_str(out: &mut String, s: &str) {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+}
+
+fn write_repr(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("None"),
+        Value::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        Value::UInt(u) => out.push_str(&u.to_string()),
+        Value::Float(f) if f.is_nan() => out.push_str("nan"),
+        Value::Float(f) if f.is_infinite() => out.push_str(if *f > 0.0 { "inf" } else { "-inf" }),
+        Value::Float(f) => out.push_str(&float_repr(*f)),
+        Value::Str(s) => repr_str(out, s),
+        Value::Bytes(b) => {
+            out.push('b');
+            repr_str(out, &String::from_utf8_lossy(b));
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for (i, v) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_repr(out, v);
+            }
+            out.push(']');
+        }
+        Value::Map(m) => {
+            out.push('{');
+            for (i, (k, v)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                repr_str(out, k);
+                out.push_str(": ");
+                write_repr(out, v);
+            }
+            out.push('}');
+        }
+        Value::DeltaSnapshot(v) => write_repr(out, v),
+        Value::Object(o) => out.push_str(&format!("<{}.{} object>", o.module, o.class)),
+        Value::Opaque { label, len } => out.push_str(&format!("<{label}: {len} bytes>")),
+    }
+}
+
 /// Number of Unicode code points (Python's `len(str)`).
 pub fn char_len(s: &str) -> usize {
     s.chars().count()
@@ -173,5 +258,12 @@ mod tests {
         assert_eq!(float_repr(1.5e-7), "1.5e-07");
         assert_eq!(float_repr(0.25), "0.25");
         assert_eq!(char_prefix("héllo", 2), "hé");
+        let r = Value::Array(vec![
+            Value::Null,
+            Value::Bool(true),
+            Value::Str("it's".into()),
+            Value::Map(vec![("k".into(), Value::Str("v\n".into()))]),
+        ]);
+        assert_eq!(repr(&r), r#"[None, True, "it's", {'k': 'v\n'}]"#);
     }
 }

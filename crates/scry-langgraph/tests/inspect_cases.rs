@@ -298,3 +298,35 @@ fn database_location_rules() {
     );
     assert_eq!(out.exit_code, 0, "{:?}", out.stderr);
 }
+
+#[test]
+fn non_list_tool_calls_are_preserved_as_text_with_a_warning() {
+    let fx = fixture(true);
+    let msgs = M::Array(vec![
+        msg("human", "h1", "go".into(), vec![]),
+        msg(
+            "ai",
+            "a1",
+            M::Array(vec![M::from(5), M::Nil, "x".into()]),
+            vec![("tool_calls", kw(vec![("name", "ls".into())]))],
+        ),
+    ]);
+    fx.checkpoint(
+        "t1",
+        "",
+        "c1",
+        None,
+        &checkpoint_blob(Some(msgs)),
+        "2026-11-02T10:00:00+00:00",
+    );
+    let out = run(&fx.path, |a| a.thread_id = Some("t1".into()));
+    let j = out.json().unwrap();
+    let ai = &j["latest_turn"]["messages"][1];
+    assert_eq!(ai["tool_calls_malformed"], "{'name': 'ls'}");
+    // Non-dict blocks are stringified like Python's str(): 5, None, x.
+    assert_eq!(ai["content"], "5\nNone\nx");
+    assert_eq!(
+        j["warnings"][0],
+        "Message 1 had non-list tool_calls; preserved as raw text."
+    );
+}

@@ -4,7 +4,7 @@
 //! `[SYSTEM]` preamble rule.
 
 use crate::message::{content_text, Message};
-use crate::pyjson::{char_len, char_prefix, dumps};
+use crate::pyjson::{char_len, char_prefix, dumps, py_str};
 use crate::value::Value;
 
 fn s(v: &str) -> Value {
@@ -85,14 +85,14 @@ pub fn record(index: usize, m: &Message, max_content: usize, warnings: &mut Vec<
                             ("args_truncated".into(), Value::Bool(args_truncated)),
                         ])
                     }
-                    other => Value::Map(vec![("value".into(), Value::Str(dumps(other)))]),
+                    other => Value::Map(vec![("value".into(), Value::Str(py_str(other)))]),
                 })
                 .collect();
             rec.push(("tool_calls".into(), Value::Array(rendered)));
         }
         Some(Value::Array(_)) | None => {}
         Some(other) if other.truthy() => {
-            rec.push(("tool_calls_malformed".into(), Value::Str(dumps(other))));
+            rec.push(("tool_calls_malformed".into(), Value::Str(py_str(other))));
             warnings.push(format!(
                 "Message {index} had non-list tool_calls; preserved as raw text."
             ));
