@@ -1,19 +1,51 @@
 //! Deterministic facts derived from a normalized session (SPEC §6): pure functions over
-//! [`scry_model`] types, no I/O.
+//! [`scry_model`] types, no I/O, no CLI.
 //!
-//! Every fact carries its [`Origin`]: provenance (`observed` / `derived` / `candidate`), the
-//! extractor that produced it, and the evidence handle `E<n>·T<n>` + locator.
+//! Every fact carries its [`Origin`] (S-F1): provenance (`observed` / `derived` /
+//! `candidate`), the extractor that produced it (`tool:Write`, `item:FileChange`,
+//! `shell:redirect`, …) and the evidence handle `E<n>·T<n>` + locator.
+//!
+//! | module | what | spec |
+//! |---|---|---|
+//! | [`commands`] | commands ledger | S-F2 |
+//! | [`files`] (+ [`file_tools`], [`paths`], [`shell`]) | files ledger, project / runtime / log | S-F3 |
+//! | [`errors`], [`jobs`] | failures with "fixed later?", background jobs from receipts | S-F4 |
+//! | [`status`] | turn status with evidence | S-F5 |
+//! | [`graph`] | reference and lineage edges | S-F6 |
+//! | [`tokens`] | token totals per session / turn / model / day | S-F7 |
+//! | [`surfaces`] | current / shadowed / log-only, context pack | S-Q2 |
+//! | [`lineage`] | trace: ancestors, descendants, root xor unresolved parent | S-Q6 |
+//! | [`overview`] | the stats card, agreeing with every ledger | S-C2 |
+//!
+//! Shell commands are parsed with `brush-parser` (see [`shell::parse`]); here-doc bodies are
+//! data, never commands.
 
 pub mod commands;
 pub mod errors;
 pub mod file_tools;
 pub mod files;
+pub mod graph;
 pub mod jobs;
+pub mod lineage;
+pub mod overview;
 pub mod pairing;
 pub mod paths;
 pub mod provenance;
 pub mod shell;
 pub mod status;
+pub mod surfaces;
 pub mod text;
+pub mod tokens;
 
+pub use commands::{commands, CommandRow, Outcome};
+pub use errors::{failures, Failure};
+pub use files::{files_ledger, FileWrite, FilesLedger, GroupCounts};
+pub use graph::{lineage_edges, reference_candidates, reference_edges, Edge, EdgeKind};
+pub use jobs::{jobs, Job, JobStatus};
+pub use lineage::{trace, Lineages, Trace};
+pub use overview::{overview, overview_from, Facts, Overview};
+pub use paths::FileGroup;
 pub use provenance::{Evidence, Origin, Provenance};
+pub use status::{turn_statuses, TurnState, TurnStatus};
+pub use surfaces::{apply_surfaces, context_pack, surfaces, ContextPack};
+pub use tokens::{tokens, TokenReport};
