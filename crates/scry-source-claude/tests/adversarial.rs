@@ -180,3 +180,26 @@ fn corrupt_bookkeeping_line_still_warns() {
     assert_eq!(s.warnings[0].kind, WarningKind::CorruptRecord);
     assert_eq!(s.warnings[0].line, Some(2));
 }
+
+#[test]
+fn files_without_any_request_id_copy_nothing() {
+    // Gateways and some releases write no requestId at all: nothing is taken for copied
+    // history, every message counts.
+    let dir = tempfile::tempdir().unwrap();
+    let no_req =
+        |uuid: &str, id: &str| assistant(uuid, id, "ok", 2).replace(",\"requestId\":\"req_1\"", "");
+    let data = [
+        user("u1", "a"),
+        no_req("a1", "m1"),
+        user("u2", "b"),
+        no_req("a2", "m2"),
+    ]
+    .join("\n");
+    assert!(!data.contains("requestId"));
+    let s = parse(&session_file(dir.path(), data.as_bytes()));
+    assert_eq!(s.total_usage().unwrap().input, 20);
+    assert!(s
+        .events
+        .iter()
+        .all(|e| e.data.as_ref().is_none_or(|d| d.get("copied").is_none())));
+}
