@@ -275,3 +275,42 @@ fn demo_session_parses() {
     assert_eq!(count(&s, EventKind::User), 2);
     assert!(count(&s, EventKind::ToolCall) >= 2);
 }
+
+#[test]
+fn odd_shapes_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.jsonl");
+    fs::write(
+        &path,
+        concat!(
+            r#"{"role":"user","message":{"content":[]}}"#, "\n",
+            r#"{"role":"assistant","message":{"content":[null,5,{"type":"tool_use","input":"{\"a\":1}"},{"type":"mystery"}]}}"#, "\n",
+            r#"{"role":"user","message":{"content":[{"type":"tool_result"},{"type":"text","text":"<user_query>unclosed"}]}}"#, "\n",
+            r#"{"role":"user","message":{"content":"plain string <user_query>x</user_query> tail"}}"#, "\n",
+            r#"{"role":7}"#, "\n",
+            r#"{"type":"turn_ended"}"#, "\n",
+            r#"[]"#, "\n",
+        ),
+    )
+    .unwrap();
+    let s = parse(&path);
+    assert!(!s.events.is_empty());
+    let call = s
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::ToolCall)
+        .unwrap();
+    assert_eq!(
+        call.args.as_ref().unwrap()["a"],
+        1,
+        "JSON-in-string arguments are decoded"
+    );
+    assert!(s
+        .events
+        .iter()
+        .any(|e| e.kind == EventKind::User && e.text == "unclosed"));
+    assert!(s
+        .warnings
+        .iter()
+        .any(|w| w.kind == WarningKind::UnknownRecord));
+}

@@ -252,34 +252,37 @@ impl Log {
                 String::from_utf8_lossy(e.as_bytes()).into_owned()
             }
         };
-        #[derive(serde::Deserialize)]
-        struct Doc<'a> {
-            #[serde(borrow, default)]
-            messages: Vec<&'a RawValue>,
+        // Top-level fields stay raw (borrowed) so the document is not held twice.
+        let top: BTreeMap<String, &RawValue> = serde_json::from_str(&text).map_err(|e| {
+            SourceError::format(path, format!("not a Gemini session document ({e})"))
+        })?;
+        let mut meta = Map::new();
+        let mut messages: Vec<&RawValue> = Vec::new();
+        for (key, raw) in top {
+            if key == "messages" {
+                match serde_json::from_str(raw.get()) {
+                    Ok(list) => messages = list,
+                    Err(_) => warnings.push(Warning::at(
+                        WarningKind::CorruptRecord,
+                        "`messages` is not an array; no messages read",
+                        path,
+                        None,
+                    )),
+                }
+            } else if let Ok(v) = serde_json::from_str::<Value>(raw.get()) {
+                meta.insert(key, v);
+            }
         }
-        let doc: Doc<'_> = serde_json::from_str(&text).map_err(|e| {
-            SourceError::format(path, format!("not a Gemini session document ({e})"))
-        })?;
-        let whole: Value = serde_json::from_str(&text).map_err(|e| {
-            SourceError::format(path, format!("not a Gemini session document ({e})"))
-        })?;
-        let Value::Object(mut obj) = whole else {
-            return Err(SourceError::format(
-                path,
-                "not a Gemini session document (top level is not an object)",
-            ));
-        };
-        obj.remove("messages");
-        self.merge_meta(obj, RawRef::default());
+        self.merge_meta(meta, RawRef::default());
         let base = text.as_ptr() as usize;
-        for raw in doc.messages {
+        let (mut counted_to, mut line) = (0usize, 1u64);
+        for raw in messages {
             let slice = raw.get();
             let offset = (slice.as_ptr() as usize).saturating_sub(base);
-            let line = text
-                .get(..offset)
-                .map_or(0, |before| before.bytes().filter(|b| *b == b'\n').count())
-                as u64
-                + 1;
+            if let Some(between) = text.get(counted_to..offset) {
+                line += between.bytes().filter(|b| *b == b'\n').count() as u64;
+                counted_to = offset;
+            }
             let rr = RawRef {
                 file,
                 offset: offset as u64,

@@ -284,3 +284,32 @@ fn layout_pairs_merges_and_separates_subagents() {
     assert_eq!(s.header.parent.as_deref(), Some(id));
     assert_eq!(s.events[0].kind, EventKind::User);
 }
+
+#[test]
+fn odd_shapes_never_panic() {
+    let s = session(&[
+        META.into(),
+        r#"{"id":5}"#.into(),
+        r#"{"$set":3}"#.into(),
+        r#"{"$rewindTo":7}"#.into(),
+        r#"{"$set":{"messages":"nope","summary":42}}"#.into(),
+        r#"{"$set":{"messages":[{"no":"id"},17,{"id":"s1","type":"gemini","content":[{"functionCall":{"name":"x"}},{"text":"t","thought":true}]}]}}"#.into(),
+        r#"{"id":"g","type":"gemini","content":12,"toolCalls":"x","tokens":"y","thoughts":{}}"#.into(),
+        r#"{"id":"g2","type":"gemini","toolCalls":[null,5,{"id":7,"result":{"x":1}},{"id":"c","status":"error","result":null,"resultDisplay":"boom"}]}"#.into(),
+        r#"{"id":"u","type":"user","content":[null,{"functionResponse":null},{"functionResponse":{"id":"c","response":"str"}}]}"#.into(),
+        r#"{"id":"u2","type":"user","content":{"text":"object content"}}"#.into(),
+        r#"[]"#.into(),
+        r#""just a string""#.into(),
+        r#"{"id":"t","type":"gemini","timestamp":"not a time","tokens":{"input":-5,"output":"7","cached":99}}"#.into(),
+    ]);
+    assert!(!s.events.is_empty());
+    let c = s
+        .events
+        .iter()
+        .find(|e| e.call_id.as_deref() == Some("c") && e.kind == EventKind::ToolResult)
+        .unwrap();
+    assert_eq!((c.is_error, c.text.as_str()), (Some(true), "boom"));
+    // Negative input clamps, cached beyond input saturates: never a panic, never a wrap.
+    let u = s.events.iter().filter_map(|e| e.usage).last().unwrap();
+    assert_eq!((u.input, u.output, u.cache_read), (0, 7, 99));
+}

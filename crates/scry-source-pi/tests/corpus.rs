@@ -242,3 +242,20 @@ fn demo_session_parses() {
     assert_eq!(s.events.iter().filter(|e| e.is_failure()).count(), 1);
     assert_pairing(&s);
 }
+
+#[test]
+fn odd_shapes_never_panic() {
+    let (_home, s) = write_session(&[
+        HEAD,
+        r#"{"type":"message","id":"m1","parentId":"m1","message":{"role":"assistant","content":[null,{"type":"toolCall"},{"type":"image"}],"usage":"x"}}"#,
+        r#"{"type":"message","id":"m2","parentId":"zz","message":{"role":"toolResult","content":7,"isError":"no"}}"#,
+        r#"{"type":"message","id":5,"message":null}"#,
+        r#"{"type":"compaction","summary":null,"usage":{"input":"12"}}"#,
+        r#"{"type":"session","id":"second header"}"#,
+        r#"[1,2]"#,
+        r#"{"type":"message","id":"m3","parentId":"m2","message":{"role":"bashExecution","exitCode":"1"}}"#,
+    ]);
+    assert!(!s.events.is_empty());
+    // m2's parent is missing: the branch cannot be told, so nothing is shadowed.
+    assert!(s.events.iter().all(|e| e.surface != Surface::Shadowed));
+}
