@@ -310,6 +310,6 @@ fn odd_shapes_never_panic() {
         .unwrap();
     assert_eq!((c.is_error, c.text.as_str()), (Some(true), "boom"));
     // Negative input clamps, cached beyond input saturates: never a panic, never a wrap.
-    let u = s.events.iter().filter_map(|e| e.usage).last().unwrap();
+    let u = s.events.iter().rev().find_map(|e| e.usage).unwrap();
     assert_eq!((u.input, u.output, u.cache_read), (0, 7, 99));
 }
