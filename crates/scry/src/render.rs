@@ -40,6 +40,15 @@ pub fn span_ms(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<u64> {
     Some(u64::try_from(d).unwrap_or(0))
 }
 
+/// `1 call`, `3 calls`.
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// `12,345`.
 pub fn thousands(n: u64) -> String {
     let digits: Vec<char> = n.to_string().chars().collect();

@@ -117,7 +117,7 @@ fn turn_heading(turn: u32, info: Option<&TurnInfo>) -> String {
         name,
         render::time(i.start),
         format!("E{}–E{}", i.first + 1, i.last + 1),
-        format!("{} calls, {} failed", i.calls, i.failures),
+        format!("{}, {} failed", render::count(i.calls, "call"), i.failures),
     ];
     if !i.hidden.is_empty() {
         let h: Vec<String> = i.hidden.iter().map(|(k, n)| format!("{n} {k}")).collect();

@@ -1,1 +1,9 @@
-//! Integration tests of the scry binary.
+//! Integration tests of the `scry` binary: one test binary, one module per theme. Every run is
+//! hermetic (`env_clear()`, `HOME` pinned, `TZ=UTC`).
+
+mod adversarial;
+mod demo;
+mod errors;
+mod paging;
+mod readonly;
+mod util;

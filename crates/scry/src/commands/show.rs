@@ -143,7 +143,7 @@ fn text(h: &Header, st: &Stats, s: Style) -> String {
     } else {
         "0 failed".to_string()
     };
-    let mut tool_line = format!("{} calls, {failed}", st.tool_calls());
+    let mut tool_line = format!("{}, {failed}", render::count(st.tool_calls(), "call"));
     if !top.is_empty() {
         tool_line.push_str(&format!(" ({})", top.join(", ")));
     }

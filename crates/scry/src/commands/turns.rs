@@ -133,7 +133,7 @@ fn text(h: &Header, rows: &[TurnRow], warnings: &[Warning], s: Style) -> Output 
         let dur = render::span_ms(r.start, r.end)
             .map(render::duration_ms)
             .unwrap_or_else(|| "-".into());
-        let mut counts = format!("{} calls", r.tool_calls);
+        let mut counts = render::count(r.tool_calls, "call");
         if r.failures > 0 {
             counts.push_str(&format!(", {}", s.red(&format!("{} failed", r.failures))));
         }

@@ -1,0 +1,66 @@
+//! Snapshots of every command on the embedded demo corpus (`--demo`): `list` in text and JSON,
+//! and for each demo session one bundle with `show`, `turns`, `turn 1` (text and JSON) and
+//! `turn 1 --raw`. A new demo session adds a new bundle snapshot (re-accept with `cargo insta`).
+
+use crate::util::{all_uris, redact, scry};
+
+fn snap_name(uri: &str) -> String {
+    uri.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn demo_list() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let mut all = String::new();
+    for args in [
+        vec!["list", "--demo"],
+        vec!["list", "--demo", "--kind", "all"],
+        vec!["list", "--demo", "--json"],
+    ] {
+        all.push_str(&format!("$ scry {}\n", args.join(" ")));
+        all.push_str(&redact(&scry(h, &args).render(), h));
+    }
+    insta::assert_snapshot!("demo_list", all);
+}
+
+#[test]
+fn demo_sessions() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    for uri in all_uris(h, true) {
+        let mut all = String::new();
+        let turns_json = scry(h, &["turns", "--demo", "--json", &uri]).json();
+        let has_turn_1 = turns_json["turns"]
+            .as_array()
+            .is_some_and(|t| t.iter().any(|t| t["number"] == 1));
+        let mut runs: Vec<Vec<&str>> = vec![
+            vec!["show", "--demo", &uri],
+            vec!["show", "--demo", "--json", &uri],
+            vec!["turns", "--demo", &uri],
+            vec!["turns", "--demo", "--json", &uri],
+        ];
+        if has_turn_1 {
+            runs.push(vec!["turn", "--demo", &uri, "1"]);
+            runs.push(vec!["turn", "--demo", "--json", &uri, "1"]);
+            runs.push(vec!["turn", "--demo", "--raw", &uri, "1"]);
+        }
+        runs.push(vec!["turn", "--demo", &uri, "--event", "1-3"]);
+        for args in runs {
+            let out = scry(h, &args);
+            out.assert_no_panic();
+            assert_eq!(out.code, 0, "scry {}:\n{}", args.join(" "), out.render());
+            all.push_str(&format!("$ scry {}\n", args.join(" ")));
+            all.push_str(&redact(&out.render(), h));
+        }
+        insta::assert_snapshot!(format!("demo_session@{}", snap_name(&uri)), all);
+    }
+}

@@ -1,0 +1,142 @@
+//! Helpers: run the binary in a hermetic environment, print its outcome jj-style (stdout, a
+//! stderr separator, the exit status), redact machine-specific paths, and write small
+//! Claude-shaped session files.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// What one run printed.
+#[derive(Debug)]
+pub struct Out {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl Out {
+    /// stdout, then stderr after a separator, then the exit status.
+    pub fn render(&self) -> String {
+        let mut s = self.stdout.clone();
+        if !self.stderr.is_empty() {
+            s.push_str("------- stderr -------\n");
+            s.push_str(&self.stderr);
+        }
+        s.push_str(&format!("[exit status: {}]\n", self.code));
+        s
+    }
+
+    /// stdout parsed as JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.render()))
+    }
+
+    /// Asserts the process did not panic (exit 101 or a panic message).
+    pub fn assert_no_panic(&self) {
+        assert!(
+            self.code != 101 && !self.stderr.contains("panicked"),
+            "panic:\n{}",
+            self.render()
+        );
+    }
+}
+
+/// Runs `scry args…` with `HOME=home`, `TZ=UTC`, nothing else in the environment, in `cwd`.
+pub fn scry_in(home: &Path, cwd: &Path, args: &[&str]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_scry"))
+        .env_clear()
+        .env("HOME", home)
+        .env("TZ", "UTC")
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .expect("run scry");
+    Out {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// Runs `scry args…` with `HOME=home`, from `home`.
+pub fn scry(home: &Path, args: &[&str]) -> Out {
+    scry_in(home, home, args)
+}
+
+/// Replaces `home` with `[HOME]` and the demo cache hash with `[HASH]`.
+pub fn redact(text: &str, home: &Path) -> String {
+    let s = text.replace(&home.display().to_string(), "[HOME]");
+    let re = regex::Regex::new("demo-[0-9a-f]{16}").expect("regex");
+    re.replace_all(&s, "demo-[HASH]").into_owned()
+}
+
+/// The shared corpus directory.
+pub fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+}
+
+/// Every session uri `list --kind all --json` reports for a home (demo when `demo`).
+pub fn all_uris(home: &Path, demo: bool) -> Vec<String> {
+    let mut args = vec![
+        "list", "--global", "--kind", "all", "--limit", "100000", "--json",
+    ];
+    if demo {
+        args.push("--demo");
+    }
+    let out = scry(home, &args);
+    assert_eq!(out.code, 0, "{}", out.render());
+    out.json()["sessions"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s["uri"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// One Claude Code–shaped line.
+pub fn claude_line(kind: &str, session: &str, n: u32, cwd: &str, text: &str) -> String {
+    let ts = format!("2026-11-20T10:{:02}:00.000Z", n % 60);
+    let v = if kind == "user" {
+        serde_json::json!({
+            "type": "user", "uuid": format!("u-{session}-{n}"), "sessionId": session,
+            "cwd": cwd, "timestamp": ts, "version": "2.1.0",
+            "message": {"role": "user", "content": text}
+        })
+    } else {
+        serde_json::json!({
+            "type": "assistant", "uuid": format!("a-{session}-{n}"), "sessionId": session,
+            "cwd": cwd, "timestamp": ts, "version": "2.1.0",
+            "message": {"id": format!("msg-{session}-{n}"), "role": "assistant",
+                "model": "claude-test", "content": [{"type": "text", "text": text}],
+                "usage": {"input_tokens": 10, "output_tokens": 5}}
+        })
+    };
+    v.to_string()
+}
+
+/// Writes a Claude session `<home>/.claude/projects/<slug>/<id>.jsonl` of `turns` prompt/answer
+/// pairs; returns its path.
+pub fn claude_session(home: &Path, id: &str, cwd: &str, turns: u32) -> PathBuf {
+    let dir = home.join(".claude/projects/-test-proj");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let mut body = String::new();
+    for t in 0..turns {
+        body.push_str(&claude_line("user", id, t * 2, cwd, &format!("prompt {t}")));
+        body.push('\n');
+        body.push_str(&claude_line(
+            "assistant",
+            id,
+            t * 2 + 1,
+            cwd,
+            &format!("answer {t}\nsecond line of answer {t}"),
+        ));
+        body.push('\n');
+    }
+    let path = dir.join(format!("{id}.jsonl"));
+    std::fs::write(&path, body).expect("write");
+    path
+}
