@@ -107,8 +107,15 @@ impl Source for PiSource {
         if str_of(&first, "type") != Some("session") || first.get("cwd").is_none() {
             return None;
         }
-        // Not Claude / DSH headers: pi's header has a uuid `id` and no `sessionId`.
-        if first.get("sessionId").is_some() {
+        // DSH writes a look-alike `session` header, but with a numeric `createdAt` and no ISO
+        // `timestamp`, and compresses its files; pi never does either.
+        let name = path.file_name()?.to_str()?;
+        if first.get("sessionId").is_some()
+            || first.get("createdAt").is_some()
+            || !first.get("timestamp").is_some_and(Value::is_string)
+            || name.ends_with(".zst")
+            || name.ends_with(".zstd")
+        {
             return None;
         }
         let id = str_of(&first, "id")

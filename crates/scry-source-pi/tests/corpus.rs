@@ -259,3 +259,12 @@ fn odd_shapes_never_panic() {
     // m2's parent is missing: the branch cannot be told, so nothing is shadowed.
     assert!(s.events.iter().all(|e| e.surface != Surface::Shadowed));
 }
+
+#[test]
+fn dsh_look_alike_headers_are_not_detected() {
+    // DeepSeek Harness also starts with {"type":"session",…,"cwd"}: never claimed as pi.
+    let dsh = corpus().join("third-party/dsh");
+    for f in fs::read_dir(dsh).unwrap() {
+        assert!(PiSource.detect(&f.unwrap().path()).is_none());
+    }
+}
