@@ -7,6 +7,13 @@
 //! 0.23.0), and the third-party fixtures (0.53, 0.77, 0.106, 0.146). How each kind is chosen
 //! among the `response_item`s and their `event_msg` mirrors is documented in [`mapper`]; token
 //! semantics in [`usage`]; the hold-back that attaches usage and receipts in [`pending`].
+//!
+//! Not read (yet): `history.jsonl` / `history.json` (prompt history; could date TypeScript-era
+//! prompts), `state_5.sqlite` (thread titles, spawn edges), `response_item` `compaction`
+//! items beyond a `compaction_item` Meta event. A receipt (`exec_command_end`, …) that arrives
+//! after its result has already been emitted (a later request started in between) is dropped.
+//! For `.jsonl.zst` files the header scan cannot read the tail, so `updated` comes from the
+//! first megabyte only.
 
 mod classify;
 mod discover;
@@ -76,8 +83,11 @@ impl Source for CodexSource {
         let text = String::from_utf8_lossy(&head);
         let t = text.trim_start();
         let ok = match format {
+            // `instructions` can push `items` past the sniffed head; the name then decides.
             FileFormat::Document => {
-                t.starts_with('{') && text.contains("\"session\"") && text.contains("\"items\"")
+                t.starts_with('{')
+                    && text.contains("\"session\"")
+                    && (text.contains("\"items\"") || name.starts_with("rollout-"))
             }
             FileFormat::Lines => {
                 let first = t.lines().next().unwrap_or("");

@@ -463,3 +463,30 @@ fn truncated_typescript_document_is_an_error_not_a_panic() {
     let s = CodexSource.parse(&f).unwrap();
     assert_eq!((s.header.id.as_str(), s.events.len()), (ID, 0));
 }
+
+#[test]
+fn a_multi_megabyte_output_line_is_kept_whole() {
+    let big = "x".repeat(8 * 1024 * 1024);
+    let lines = vec![
+        meta(ID, json!({})),
+        user("2026-11-30T10:00:01Z", "dump it"),
+        line(
+            "2026-11-30T10:00:02Z",
+            "response_item",
+            json!({"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"cat big\"}","call_id":"b1"}),
+        ),
+        line(
+            "2026-11-30T10:00:03Z",
+            "response_item",
+            json!({"type":"function_call_output","call_id":"b1","output": format!("Process exited with code 0\nOutput:\n{big}")}),
+        ),
+    ];
+    let s = parse(&lines, b"");
+    let r = s
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::ToolResult)
+        .unwrap();
+    assert!(r.text.len() > 8 * 1024 * 1024);
+    assert_eq!(r.exit_code, Some(0));
+}
