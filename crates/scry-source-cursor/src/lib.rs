@@ -4,7 +4,7 @@
 //! cursor-agent transcript with `<user_query>` wrappers, and a `store.db` holding meta only);
 //! no real Cursor sample exists in the corpus, and the IDE's `state.vscdb` is not read yet.
 //!
-//! Layout (`~/.cursor`):
+//! Layout (`~/.cursor`, and `$CURSOR_CONFIG_DIR` when set):
 //! - `projects/<slug>/agent-transcripts/<uuid>.jsonl` and `…/<uuid>/<uuid>.jsonl`: plain
 //!   transcripts, no timestamps. `<slug>` is the workspace path with every run of
 //!   non-alphanumerics turned into `-` (lossy: never decoded; a candidate path from a tool's
@@ -68,7 +68,18 @@ impl Source for CursorSource {
     }
 
     fn roots(&self, env: &Env) -> Vec<Root> {
-        vec![Root::new(env.home().join(".cursor"), None)]
+        // `CURSOR_CONFIG_DIR` is documented as moving the CLI's config directory; whether chats
+        // and transcripts follow it is not confirmed, so both places are searched.
+        let home = env.home().join(".cursor");
+        let mut roots = Vec::new();
+        if let Some(dir) = env.var("CURSOR_CONFIG_DIR") {
+            let p = PathBuf::from(dir);
+            if p != home {
+                roots.push(Root::new(p, Some("CURSOR_CONFIG_DIR")));
+            }
+        }
+        roots.push(Root::new(home, None));
+        roots
     }
 
     fn discover(&self, env: &Env) -> Discovery {

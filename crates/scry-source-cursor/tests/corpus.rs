@@ -314,3 +314,20 @@ fn odd_shapes_never_panic() {
         .iter()
         .any(|w| w.kind == WarningKind::UnknownRecord));
 }
+
+#[test]
+fn cursor_config_dir_is_searched_too() {
+    let alt = tempfile::tempdir().unwrap();
+    let t = alt.path().join("projects/p/agent-transcripts");
+    fs::create_dir_all(&t).unwrap();
+    fs::write(
+        t.join("11111111-2222-4333-8444-555555555555.jsonl"),
+        r#"{"role":"user","message":{"content":[{"type":"text","text":"hi"}]}}"#,
+    )
+    .unwrap();
+    let env =
+        Env::with_home("/nonexistent").var_set("CURSOR_CONFIG_DIR", alt.path().to_string_lossy());
+    let d = CursorSource.discover(&env);
+    assert_eq!(d.roots[0].env_var.as_deref(), Some("CURSOR_CONFIG_DIR"));
+    assert_eq!(d.files.len(), 1);
+}
