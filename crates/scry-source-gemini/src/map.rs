@@ -1,9 +1,10 @@
 //! Gemini CLI message records → scry events.
 //!
 //! - `user`: text parts → a human prompt ([`EventKind::User`]), except injected context
-//!   (`<session_context>` → Meta `session_context`), CLI slash commands (`/compress`, … → Meta
-//!   `command`) and the task prompt older releases stored for a delegated subagent (Meta
-//!   `subagent_prompt`); `functionResponse` parts → tool results (skipped when the call's own
+//!   (`<session_context>` → Meta `session_context`), the `<state_snapshot>` that chat
+//!   compression puts in place of the history (→ Compaction), CLI slash commands (`/compress`,
+//!   … → Meta `command`) and the task prompt older releases stored for a delegated subagent
+//!   (Meta `subagent_prompt`); `functionResponse` parts → tool results (skipped when the call's own
 //!   `toolCalls[i].result` already gave that result — 0.61.0 stores every result twice).
 //! - `gemini` (and very early `model`): `thoughts[]` → Thinking (falling back to `thought: true`
 //!   parts), text → Assistant, `functionCall` parts not in `toolCalls` → ToolCall, each
@@ -252,8 +253,14 @@ fn map_user(m: &mut Mapper<'_>, cx: &mut Context) {
 /// Decides whether a user message's text is a human prompt.
 fn classify_user(text: &str, cx: &Context) -> (EventKind, Option<&'static str>) {
     let t = text.trim_start();
-    if t.starts_with("<session_context>") {
+    if t.starts_with("<session_context>")
+        || t.starts_with("This is the Gemini CLI. We are setting up the context for our chat.")
+    {
         return (EventKind::Meta, Some("session_context"));
+    }
+    // Chat compression replaces the history with a snapshot sent as a user turn.
+    if t.starts_with("<state_snapshot>") {
+        return (EventKind::Compaction, Some("state_snapshot"));
     }
     if let Some(rest) = t.strip_prefix('/') {
         let name: String = rest

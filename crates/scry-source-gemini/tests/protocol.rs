@@ -142,6 +142,13 @@ fn set_messages_replaces_the_list_and_keeps_full_records() {
     assert_eq!(texts(&s, Surface::Shadowed), ["one", "answer one"]);
     let current = texts(&s, Surface::Current);
     assert_eq!(current[1..], ["two".to_string(), "answer two".to_string()]);
+    let snapshot = s
+        .events
+        .iter()
+        .find(|e| e.text.contains("summary"))
+        .unwrap();
+    assert_eq!(snapshot.kind, EventKind::Compaction);
+    assert_eq!(snapshot.turn, 1, "a snapshot does not start a turn");
     // g2 keeps its own record (with tokens), not the content-only projection.
     assert_eq!(s.events.iter().filter(|e| e.usage.is_some()).count(), 2);
 }
