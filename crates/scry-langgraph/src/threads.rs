@@ -156,10 +156,26 @@ pub struct Aggregate {
 
 /// Aggregates for every thread id of namespace `ns` (`''` = root threads), keyed by thread id.
 pub fn aggregates(db: &Db, ns: &str) -> rusqlite::Result<BTreeMap<String, Aggregate>> {
+    aggregates_where(db, ns, None)
+}
+
+/// The aggregate of one thread namespace (default values when it has no checkpoints).
+pub fn aggregate(db: &Db, thread_id: &str, ns: &str) -> rusqlite::Result<Aggregate> {
+    Ok(aggregates_where(db, ns, Some(thread_id))?
+        .remove(thread_id)
+        .unwrap_or_default())
+}
+
+fn aggregates_where(
+    db: &Db,
+    ns: &str,
+    thread: Option<&str>,
+) -> rusqlite::Result<BTreeMap<String, Aggregate>> {
     let mut stmt = db.connection().prepare(
-        "SELECT thread_id, checkpoint_id, metadata FROM checkpoints WHERE checkpoint_ns = ?1",
+        "SELECT thread_id, checkpoint_id, metadata FROM checkpoints WHERE checkpoint_ns = ?1 \
+         AND (?2 IS NULL OR thread_id = ?2)",
     )?;
-    let mut rows = stmt.query([ns])?;
+    let mut rows = stmt.query((ns, thread))?;
     let mut out: BTreeMap<String, Aggregate> = BTreeMap::new();
     while let Some(r) = rows.next()? {
         let thread: String = r.get(0)?;

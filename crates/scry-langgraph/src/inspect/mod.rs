@@ -274,10 +274,7 @@ fn inspect_thread(
     warnings.extend(rebuilt.warnings.iter().cloned());
     let messages = rebuilt.messages;
 
-    let agg = threads::aggregates(db, "")
-        .map_err(sql)?
-        .remove(&thread_id)
-        .unwrap_or_default();
+    let agg = threads::aggregate(db, &thread_id, "").map_err(sql)?;
     let latest = db.latest_checkpoint(&thread_id, "").map_err(sql)?;
     let metadata =
         match threads::decode_metadata(latest.as_ref().and_then(|r| r.metadata.as_deref())) {
