@@ -40,7 +40,8 @@ pub const CODEX_HOME_VAR: &str = "CODEX_HOME";
 
 /// How much of a rollout's head is read to decide whether the `event_msg` mirrors are needed.
 const MIRROR_SNIFF_BYTES: usize = 512 * 1024;
-/// How much of a rollout [`Source::scan_header`] reads.
+/// At most this much of a rollout is read by [`Source::scan_header`] (it stops at the first
+/// prompt).
 const HEADER_SCAN_BYTES: u64 = 1024 * 1024;
 /// How much of a rollout's tail is read for its last timestamp.
 const TAIL_BYTES: u64 = 64 * 1024;
@@ -118,8 +119,10 @@ impl Source for CodexSource {
         let mut out = Emitter::new(&mut sink);
         let mut ro = Rollout::new(file.path.clone(), use_mirrors(&file.path));
         let mut warnings = Vec::new();
+        // Stop at the first prompt: identity, cwd, model and the first-prompt title are known.
         read::read_records(reader, &file.path, &mut warnings, |r| {
-            ro.record(rec_of(&r), &r.value, &mut out)
+            ro.record(rec_of(&r), &r.value, &mut out);
+            !(ro.identity.is_some() && ro.mapper.saw_prompt)
         });
         if ro.identity.is_none() {
             return scan_by_full_parse(self, file);
@@ -145,7 +148,8 @@ impl Source for CodexSource {
         let mut warnings = Vec::new();
         let reader = jsonl::open(&file.path)?;
         read::read_records(reader, &file.path, &mut warnings, |r| {
-            ro.record(rec_of(&r), &r.value, out)
+            ro.record(rec_of(&r), &r.value, out);
+            true
         });
         for w in warnings {
             out.warn(w);

@@ -55,6 +55,8 @@ pub(crate) struct Mapper {
     pub use_mirrors: bool,
     /// First working directory named by an environment-context message.
     pub env_cwd: Option<String>,
+    /// A `User` event has been produced.
+    pub saw_prompt: bool,
     warnings: Vec<Warning>,
 }
 
@@ -71,6 +73,7 @@ impl Mapper {
             copied: false,
             use_mirrors: false,
             env_cwd: None,
+            saw_prompt: false,
             warnings: Vec::new(),
         }
     }
@@ -84,6 +87,9 @@ impl Mapper {
         id: Option<&str>,
         part: usize,
     ) -> Event {
+        if kind == EventKind::User {
+            self.saw_prompt = true;
+        }
         let part_opt = (part > 0).then_some(part);
         let fresh = |seen: &mut HashSet<String>, i: &str| {
             seen.len() < MAX_NATIVE_IDS && seen.insert(format!("{i}#{part}"))

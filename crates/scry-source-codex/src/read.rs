@@ -12,12 +12,13 @@ use scry_model::{Warning, WarningKind};
 use scry_source::jsonl::{self, Record};
 use scry_source::lines::LineReader;
 
-/// Reads every JSON record of `reader` (the file at `path`), calling `f` for each.
+/// Reads the JSON records of `reader` (the file at `path`), calling `f` for each until it
+/// returns `false`.
 pub(crate) fn read_records<R: BufRead>(
     reader: R,
     path: &Path,
     warnings: &mut Vec<Warning>,
-    mut f: impl FnMut(Record<'_>),
+    mut f: impl FnMut(Record<'_>) -> bool,
 ) {
     let mut lines = LineReader::new(reader);
     loop {
@@ -62,12 +63,15 @@ pub(crate) fn read_records<R: BufRead>(
             ));
         }
         if let Some(value) = jsonl::parse_line(bytes, path, line.number, line.complete, warnings) {
-            f(Record {
+            let more = f(Record {
                 value,
                 raw: bytes,
                 offset: line.offset + lead as u64,
                 line: line.number,
             });
+            if !more {
+                break;
+            }
         }
     }
 }

@@ -182,6 +182,8 @@ pub(crate) struct Rollout {
     pub models: Vec<String>,
     tracker: Tracker,
     records: u64,
+    /// Earliest and latest line timestamps (every line counts, event or not).
+    span: Option<(Timestamp, Timestamp)>,
     copy_start: Option<Timestamp>,
     copy_v7: bool,
 }
@@ -199,6 +201,7 @@ impl Rollout {
             models: Vec::new(),
             tracker: Tracker::default(),
             records: 0,
+            span: None,
             copy_start: None,
             copy_v7: false,
         }
@@ -213,6 +216,12 @@ impl Rollout {
                 time: v.get("timestamp").and_then(time::from_value),
                 ..rec
             };
+            if let Some(t) = rec.time {
+                self.span = Some(match self.span {
+                    Some((a, b)) => (a.min(t), b.max(t)),
+                    None => (t, t),
+                });
+            }
             self.check_copy_end(&rec, t, payload);
             self.wrapped(&rec, t, payload, v.get("metadata"), out);
         } else if v.get("record_type").is_some() {
@@ -455,6 +464,10 @@ impl Rollout {
         h.lineage = lineage;
         if let Some(c) = ident.created {
             h.touch(c);
+        }
+        if let Some((a, b)) = self.span {
+            h.touch(a);
+            h.touch(b);
         }
         for m in &self.models {
             h.add_model(m);

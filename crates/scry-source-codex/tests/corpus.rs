@@ -115,6 +115,9 @@ fn every_codex_corpus_file_parses_without_panic() {
         assert_eq!(h.cwd, s.header.cwd, "{}", p.display());
         assert_eq!(h.kind, s.header.kind, "{}", p.display());
         assert_eq!(h.parent, s.header.parent, "{}", p.display());
+        assert_eq!(h.title, s.header.title, "{}", p.display());
+        assert_eq!(h.created, s.header.created, "{}", p.display());
+        assert_eq!(h.updated, s.header.updated, "{}", p.display());
         for (i, e) in s.events.iter().enumerate() {
             assert_eq!(e.seq as usize, i);
         }
