@@ -193,3 +193,33 @@ fn stale_cursor_is_refused_after_the_file_changed() {
     let out = scry(home.path(), &["turn", id, "1", "--cursor", "garbage"]);
     assert_eq!(out.code, 2);
 }
+
+#[test]
+fn broken_pipe_exits_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let home = tempfile::tempdir().unwrap();
+    let id = "b10e0001-1111-4111-8111-111111111111";
+    let dir = home.path().join(".claude/projects/-test-proj");
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = "y".repeat(4 * 1024 * 1024);
+    let line = crate::util::claude_line("user", id, 0, "/work/p", &big);
+    std::fs::write(dir.join(format!("{id}.jsonl")), format!("{line}\n")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_scry"))
+        .env_clear()
+        .env("HOME", home.path())
+        .args(["turn", id, "1", "--max-chars", "10000000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    let mut stdout = child.stdout.take().unwrap();
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "stderr: {stderr}");
+    assert!(stderr.is_empty(), "stderr: {stderr}");
+}
