@@ -304,3 +304,72 @@ fn a_step_without_its_message_is_rebuilt_from_chunks() {
     assert_eq!(s.events[2].usage.unwrap().input, 11);
     assert_eq!(s.events[2].data.as_ref().unwrap()["partial"], json!(true));
 }
+
+/// A session of `turns` turns, one zstd frame per turn, each turn ≈ 2 KB decoded.
+fn big_session(turns: u64) -> Vec<u8> {
+    let mut file = frame(&[
+        header("session-big", 1_000),
+        json!({"type":"session/title","seq":0,"time":1_001,"data":{"title":"A long session","source":{"kind":"provider"}}}),
+    ]);
+    let pad = "x".repeat(1_500);
+    for t in 0..turns {
+        let s = 1 + t * 10;
+        let mut batch = vec![user(s, 2_000 + t as i64, &format!("u{t}"), &format!("prompt {t} {pad}"))];
+        batch.push(answer(s + 1, 2_000 + t as i64, &format!("a{t}"), "ok", 10));
+        file.extend(frame(&batch));
+    }
+    file
+}
+
+#[test]
+fn header_scan_reads_only_a_prefix_of_a_big_session() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = session_dir(tmp.path(), "session-big");
+    let path = dir.join("session.jsonl.zstd");
+    std::fs::write(&path, big_session(200)).unwrap();
+    let f = SourceFile::new(scry_model::ProviderId::Dsh, "session-big", &path);
+    let h = DshSource.scan_header(&f).unwrap();
+    assert_eq!(h.id, "session-big");
+    assert_eq!(h.title.as_deref(), Some("A long session"));
+    assert_eq!(h.cwd.as_deref(), Some("/home/demo/projects/api"));
+    // The prefix did not reach the end: `updated` falls back to the file's mtime, which is
+    // later than any event time in the file (1970 epoch milliseconds here).
+    assert!(h.updated.unwrap().as_second() > 1_000_000);
+    let s = DshSource.parse(&f).unwrap();
+    assert_eq!(s.turn_count(), 200);
+    assert_eq!(s.total_usage().unwrap().input, 2_000);
+}
+
+/// Throughput and memory on a large generated session. Run with
+/// `cargo test -p scry-source-dsh --release --test own_fixtures -- --ignored --nocapture measure`.
+#[test]
+#[ignore]
+fn measure_large_session() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = session_dir(tmp.path(), "session-big");
+    let path = dir.join("session.jsonl.zstd");
+    let turns = 40_000;
+    std::fs::write(&path, big_session(turns)).unwrap();
+    let compressed = std::fs::metadata(&path).unwrap().len();
+    let f = SourceFile::new(scry_model::ProviderId::Dsh, "session-big", &path);
+    struct Count(u64);
+    impl scry_source::EventSink for Count {
+        fn event(&mut self, _: scry_model::Event) {
+            self.0 += 1;
+        }
+        fn warning(&mut self, _: scry_model::Warning) {}
+    }
+    let start = std::time::Instant::now();
+    let mut sink = Count(0);
+    let mut out = scry_source::Emitter::new(&mut sink);
+    DshSource.parse_into(&f, &mut out).unwrap();
+    let parse = start.elapsed();
+    let start = std::time::Instant::now();
+    DshSource.scan_header(&f).unwrap();
+    let scan = start.elapsed();
+    eprintln!(
+        "{turns} frames, {compressed} bytes compressed, ~{} MB decoded: {} events, parse {parse:?}, header scan {scan:?}",
+        turns * 1_800 / 1_000_000,
+        sink.0
+    );
+}

@@ -33,8 +33,14 @@ use scry_source::jsonl::Record;
 use scry_source::Emitter;
 use serde_json::{json, Map, Value};
 
-use crate::chunks::{Origin, Pending};
+use crate::chunks::Pending;
 use crate::surface::{SurfaceMap, SurfaceOp};
+
+mod compaction;
+mod partial;
+mod tools;
+
+use partial::origin_of;
 
 /// Header facts gathered from the records.
 #[derive(Debug, Default)]
@@ -421,65 +427,6 @@ impl<'p> Mapper<'p> {
         self.emit(rec, ev, out);
     }
 
-    /// The compaction checkpoint: a `user/message` that replaces part of the surface.
-    fn checkpoint(
-        &mut self,
-        rec: &Rec<'_>,
-        data: &Value,
-        whole: &Value,
-        text: String,
-        loc: Locator,
-        out: &mut Emitter<'_>,
-    ) {
-        let mut ev = self.event(rec, EventKind::Compaction, text, loc);
-        ev.subtype = Some("compaction".into());
-        let compaction_id = scry_source::json::path(data, &["source", "compactionId"])
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        if let Some(c) = &compaction_id {
-            set_data(&mut ev, "compactionId", json!(c));
-        }
-        if let Some(op) = whole.get("surfaceOp") {
-            set_data(&mut ev, "surfaceOp", op.clone());
-        }
-        if let Some(s) = whole.get("sourceEventSeqs") {
-            set_data(&mut ev, "sourceEventSeqs", s.clone());
-        }
-        if let Some(seq) = rec.seq {
-            set_data(&mut ev, "dshSeq", json!(seq));
-            if let Some(replaced) = self.surface.replaced.get(&seq) {
-                let events: Vec<u32> = replaced
-                    .iter()
-                    .filter_map(|s| self.events_of.get(s))
-                    .flatten()
-                    .copied()
-                    .collect();
-                set_data(&mut ev, "replacedDshSeqs", json!(replaced));
-                set_data(&mut ev, "replacedEvents", json!(events));
-            }
-        }
-        // The summarizer's request belongs to this compaction.
-        let matches = self
-            .summary
-            .as_ref()
-            .is_some_and(|s| s.id.is_none() || compaction_id.is_none() || s.id == compaction_id);
-        if matches {
-            if let Some(s) = self.summary.take() {
-                ev.model = s.model;
-                if s.copied {
-                    set_data(&mut ev, "copied", json!(true));
-                } else {
-                    ev.usage = s.usage;
-                }
-                set_data(&mut ev, "summary", json!(s.text));
-            }
-        }
-        if self.copied(rec.time_ms) {
-            set_data(&mut ev, "copied", json!(true));
-        }
-        self.emit(rec, ev, out);
-    }
-
     fn system_message(
         &mut self,
         rec: &Rec<'_>,
@@ -579,211 +526,6 @@ impl<'p> Mapper<'p> {
         }
     }
 
-    fn tool_call_record(&mut self, rec: &Rec<'_>, data: &Value, out: &mut Emitter<'_>) {
-        let call_id = str_of(data, "callId").unwrap_or("").to_string();
-        let name = str_of(data, "name").unwrap_or("").to_string();
-        if !call_id.is_empty() && self.emitted_calls.contains(&call_id) {
-            // Execution start of a call the model message already recorded.
-            if let Some(c) = self.calls.get_mut(&call_id) {
-                c.start_ms = rec.time_ms.or(c.start_ms);
-            }
-            return;
-        }
-        let loc = self.locator(rec, None, None);
-        let mut ev = self.event(rec, EventKind::ToolCall, String::new(), loc);
-        ev.tool = Some(name.clone());
-        ev.call_id = Some(call_id.clone()).filter(|c| !c.is_empty());
-        ev.args = data.get("arguments").map(decode_json_string);
-        ev.model = self.model.clone();
-        if self.copied(rec.time_ms) {
-            set_data(&mut ev, "copied", json!(true));
-        }
-        if !call_id.is_empty() {
-            self.calls.insert(
-                call_id.clone(),
-                Call {
-                    tool: name,
-                    start_ms: rec.time_ms,
-                },
-            );
-            self.emitted_calls.insert(call_id);
-        }
-        self.emit(rec, ev, out);
-    }
-
-    /// A ToolResult for `call_id` with `text`, paired with its call (or marked unconfirmed).
-    #[allow(clippy::too_many_arguments)]
-    fn result_event(
-        &mut self,
-        rec: &Rec<'_>,
-        call_id: &str,
-        text: String,
-        is_error: Option<bool>,
-        loc: Locator,
-        out: &mut Emitter<'_>,
-        extra: Option<(&str, Value)>,
-    ) {
-        let mut ev = self.event(rec, EventKind::ToolResult, text, loc);
-        ev.call_id = Some(call_id.to_string()).filter(|c| !c.is_empty());
-        ev.is_error = is_error;
-        ev.exit_code = exit_code_marker(&ev.text);
-        match self.calls.get(call_id) {
-            Some(call) => {
-                ev.tool = Some(call.tool.clone());
-                if let (Some(a), Some(b)) = (call.start_ms, rec.time_ms) {
-                    ev.duration_ms = u64::try_from(b - a).ok();
-                }
-            }
-            None => {
-                set_data(&mut ev, "unconfirmed", json!(true));
-                out.warn(Warning::at(
-                    WarningKind::UnpairedResult,
-                    format!("tool result for call id '{call_id}' matches no tool call"),
-                    self.path,
-                    Some(rec.raw_ref.line),
-                ));
-            }
-        }
-        if let Some((k, v)) = extra {
-            set_data(&mut ev, k, v);
-        }
-        if self.copied(rec.time_ms) {
-            set_data(&mut ev, "copied", json!(true));
-        }
-        self.emit(rec, ev, out);
-    }
-
-    fn tool_result(&mut self, rec: &Rec<'_>, data: &Value, out: &mut Emitter<'_>) {
-        let null = Value::Null;
-        let msg = data.get("message").unwrap_or(&null);
-        let id = str_of(msg, "id");
-        let error = data.get("error").cloned();
-        let mut any = false;
-        if let Some(Value::Array(blocks)) = msg.get("content") {
-            for (i, block) in blocks.iter().enumerate() {
-                if str_of(block, "type") != Some("tool-result") {
-                    continue;
-                }
-                any = true;
-                let call_id = str_of(block, "toolCallId").unwrap_or("").to_string();
-                let text = block.get("content").map(text_of).unwrap_or_default();
-                let is_error = block.get("isError").and_then(Value::as_bool);
-                let loc = self.locator(rec, id, Some(i));
-                let extra = error.clone().map(|e| ("error", e));
-                self.result_event(rec, &call_id, text, is_error, loc, out, extra);
-            }
-        }
-        if !any {
-            let call_id = scry_source::json::path(msg, &["source", "callId"])
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let text = msg.get("content").map(text_of).unwrap_or_default();
-            let loc = self.locator(rec, id, None);
-            let extra = error.map(|e| ("error", e));
-            self.result_event(rec, &call_id, text, None, loc, out, extra);
-        }
-    }
-
-    fn ptc_start(&mut self, rec: &Rec<'_>, data: &Value, out: &mut Emitter<'_>) {
-        let call_id = str_of(data, "subCallId").unwrap_or("").to_string();
-        let name = str_of(data, "name").unwrap_or("").to_string();
-        let loc = self.locator(rec, None, None);
-        let mut ev = self.event(rec, EventKind::ToolCall, String::new(), loc);
-        ev.tool = Some(name.clone());
-        ev.call_id = Some(call_id.clone()).filter(|c| !c.is_empty());
-        ev.args = data.get("arguments").map(decode_json_string);
-        ev.subtype = Some("ptc_dispatch".into());
-        set_data(
-            &mut ev,
-            "rootCallId",
-            data.get("rootCallId").cloned().unwrap_or(Value::Null),
-        );
-        set_data(
-            &mut ev,
-            "parentCallId",
-            data.get("parentCallId").cloned().unwrap_or(Value::Null),
-        );
-        self.calls.insert(
-            call_id.clone(),
-            Call {
-                tool: name,
-                start_ms: rec.time_ms,
-            },
-        );
-        self.emitted_calls.insert(call_id);
-        self.emit(rec, ev, out);
-    }
-
-    fn ptc_result(&mut self, rec: &Rec<'_>, data: &Value, out: &mut Emitter<'_>) {
-        let call_id = str_of(data, "subCallId").unwrap_or("").to_string();
-        let text = data.get("content").map(text_of).unwrap_or_default();
-        let is_error = data.get("isError").and_then(Value::as_bool);
-        let loc = self.locator(rec, None, None);
-        let extra = data.get("rootCallId").cloned().map(|r| ("rootCallId", r));
-        self.result_event(rec, &call_id, text, is_error, loc, out, extra);
-    }
-
-    fn compaction_summary(&mut self, rec: &Rec<'_>, data: &Value, out: &mut Emitter<'_>) {
-        // A summary never followed by its checkpoint is flushed before the next one.
-        self.flush_summary(out);
-        let model = str_of(data, "model").map(str::to_string);
-        if let Some(m) = &model {
-            self.note_model(Some(m));
-        }
-        self.summary = Some(Summary {
-            id: str_of(data, "compactionId").map(str::to_string),
-            text: data.get("summary").map(text_of).unwrap_or_default(),
-            usage: data.get("usage").and_then(usage_of),
-            model,
-            time_ms: rec.time_ms,
-            raw: rec.raw_ref,
-            locator: self.locator(rec, None, None),
-            copied: self.copied(rec.time_ms),
-        });
-    }
-
-    fn compaction_end(&mut self, rec: &Rec<'_>, data: &Value, out: &mut Emitter<'_>) {
-        let id = str_of(data, "compactionId").map(str::to_string);
-        if self.summary.as_ref().is_some_and(|s| s.id == id) {
-            self.flush_summary(out);
-        }
-        if let Some(err) = data.get("error").filter(|e| !e.is_null()) {
-            let text = match err {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            let loc = self.locator(rec, None, None);
-            let mut ev = self.event(rec, EventKind::System, text, loc);
-            ev.subtype = Some("compaction_failed".into());
-            ev.is_error = Some(true);
-            if let Some(id) = id {
-                set_data(&mut ev, "compactionId", json!(id));
-            }
-            self.emit(rec, ev, out);
-        }
-    }
-
-    /// Emits a pending compaction summary that no checkpoint message consumed.
-    fn flush_summary(&mut self, out: &mut Emitter<'_>) {
-        let Some(s) = self.summary.take() else { return };
-        let mut ev = Event::new(EventKind::Compaction, s.text, s.locator);
-        ev.raw = s.raw;
-        ev = ev.at(s.time_ms.and_then(scry_source::time::from_millis));
-        ev.surface = Surface::LogOnly;
-        ev.subtype = Some("compaction_summary".into());
-        ev.model = s.model;
-        if s.copied {
-            set_data(&mut ev, "copied", json!(true));
-        } else {
-            ev.usage = s.usage;
-        }
-        if let Some(id) = s.id {
-            set_data(&mut ev, "compactionId", json!(id));
-        }
-        out.emit(ev);
-    }
-
     fn inbox(&mut self, rec: &Rec<'_>, data: &Value) {
         if let Some(Value::Array(items)) = data.get("inserted") {
             for item in items {
@@ -804,81 +546,6 @@ impl<'p> Mapper<'p> {
                 self.queued.retain(|(x, _)| x != id);
                 self.queued.push((id.to_string(), q));
             }
-        }
-    }
-
-    /// Emits the step rebuilt from its chunks when no `assistant/message` closed it.
-    fn flush_chunks(&mut self, out: &mut Emitter<'_>) {
-        if self.chunks.is_empty() {
-            return;
-        }
-        let pending = std::mem::take(&mut self.chunks);
-        let Some(origin) = pending.origin else { return };
-        let raw_ref = RawRef {
-            file: 0,
-            offset: origin.offset,
-            len: origin.len,
-            line: origin.line,
-        };
-        let copied = self.copied(origin.time_ms);
-        let mut events = Vec::new();
-        for (i, b) in pending.blocks.values().enumerate() {
-            let loc = Locator::record(origin.line, &origin.raw, Some(i));
-            let mut ev = match b.kind.as_str() {
-                "reasoning" => Event::new(EventKind::Thinking, b.text.clone(), loc),
-                "tool-call" => {
-                    let mut ev = Event::new(EventKind::ToolCall, String::new(), loc);
-                    ev.tool = b.name.clone();
-                    ev.call_id = b.call_id.clone();
-                    ev.args = Some(decode_json_string(&Value::String(b.args.clone())));
-                    if let Some(id) = &b.call_id {
-                        self.calls.insert(
-                            id.clone(),
-                            Call {
-                                tool: b.name.clone().unwrap_or_default(),
-                                start_ms: origin.time_ms,
-                            },
-                        );
-                        self.emitted_calls.insert(id.clone());
-                    }
-                    ev
-                }
-                _ => Event::new(EventKind::Assistant, b.text.clone(), loc),
-            };
-            ev.raw = raw_ref;
-            ev = ev.at(origin.time_ms.and_then(scry_source::time::from_millis));
-            ev.surface = Surface::LogOnly;
-            ev.model = self.model.clone();
-            set_data(&mut ev, "partial", json!(true));
-            if !b.ended {
-                set_data(
-                    &mut ev,
-                    "note",
-                    json!("rebuilt from streamed deltas; the block never ended"),
-                );
-            }
-            if copied {
-                set_data(&mut ev, "copied", json!(true));
-            }
-            events.push(ev);
-        }
-        if events.is_empty() {
-            let loc = Locator::record(origin.line, &origin.raw, None);
-            let mut ev = Event::new(EventKind::Assistant, String::new(), loc);
-            ev.raw = raw_ref;
-            ev = ev.at(origin.time_ms.and_then(scry_source::time::from_millis));
-            ev.surface = Surface::LogOnly;
-            ev.subtype = Some("empty_response".into());
-            set_data(&mut ev, "partial", json!(true));
-            events.push(ev);
-        }
-        let usage = pending.usage.as_ref().and_then(usage_of);
-        let n = events.len();
-        for (i, mut ev) in events.into_iter().enumerate() {
-            if i + 1 == n && !copied {
-                ev.usage = usage;
-            }
-            out.emit(ev);
         }
     }
 
@@ -966,16 +633,6 @@ impl<'p> Mapper<'p> {
     /// Records handled so far.
     pub fn records(&self) -> u64 {
         self.records
-    }
-}
-
-fn origin_of(rec: &Rec<'_>) -> Origin {
-    Origin {
-        line: rec.raw_ref.line,
-        offset: rec.raw_ref.offset,
-        len: rec.raw_ref.len,
-        raw: rec.raw.to_vec(),
-        time_ms: rec.time_ms,
     }
 }
 
