@@ -143,6 +143,11 @@ impl Source for DshSource {
     }
 
     fn detect(&self, path: &Path) -> Option<SourceFile> {
+        if path.is_dir() {
+            // A session directory: its preferred session file.
+            let file = discover::pick_session_file(path)?;
+            return self.detect(&file);
+        }
         if !path.is_file() {
             return None;
         }

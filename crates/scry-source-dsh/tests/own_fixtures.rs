@@ -314,7 +314,12 @@ fn big_session(turns: u64) -> Vec<u8> {
     let pad = "x".repeat(1_500);
     for t in 0..turns {
         let s = 1 + t * 10;
-        let mut batch = vec![user(s, 2_000 + t as i64, &format!("u{t}"), &format!("prompt {t} {pad}"))];
+        let mut batch = vec![user(
+            s,
+            2_000 + t as i64,
+            &format!("u{t}"),
+            &format!("prompt {t} {pad}"),
+        )];
         batch.push(answer(s + 1, 2_000 + t as i64, &format!("a{t}"), "ok", 10));
         file.extend(frame(&batch));
     }
@@ -348,7 +353,7 @@ fn measure_large_session() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = session_dir(tmp.path(), "session-big");
     let path = dir.join("session.jsonl.zstd");
-    let turns = 40_000;
+    let turns = 20_000;
     std::fs::write(&path, big_session(turns)).unwrap();
     let compressed = std::fs::metadata(&path).unwrap().len();
     let f = SourceFile::new(scry_model::ProviderId::Dsh, "session-big", &path);

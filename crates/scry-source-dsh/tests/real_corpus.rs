@@ -416,6 +416,11 @@ fn detect_recognizes_session_files() {
     for f in DshSource.discover(&env).files {
         let d = DshSource.detect(&f.path).expect("detected");
         assert_eq!(d.id, f.id);
+        let dir = f.path.parent().unwrap();
+        assert_eq!(
+            DshSource.detect(dir).expect("directory detected").path,
+            f.path
+        );
     }
     let tp = corpus().join("third-party/dsh/future_v4_header.jsonl");
     assert_eq!(DshSource.detect(&tp).unwrap().id, "dsh-synth-v3-0001");
