@@ -107,7 +107,6 @@ impl Mapper<'_> {
             let loc = self.locator(rec, None, None);
             let mut ev = self.event(rec, EventKind::System, text, loc);
             ev.subtype = Some("compaction_failed".into());
-            ev.is_error = Some(true);
             if let Some(id) = id {
                 set_data(&mut ev, "compactionId", json!(id));
             }
