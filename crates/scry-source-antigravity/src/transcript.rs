@@ -108,8 +108,27 @@ pub fn decode_args(v: &Value) -> Value {
 fn call_args(call: &Value) -> Value {
     call.get("args")
         .or_else(|| call.get("arguments"))
+        .or_else(|| call.get("input"))
+        .or_else(|| scry_source::json::path(call, &["function", "arguments"]))
         .map(decode_args)
         .unwrap_or(Value::Null)
+}
+
+fn call_name(call: &Value) -> String {
+    ["name", "tool_name"]
+        .iter()
+        .find_map(|k| str_of(call, k))
+        .or_else(|| scry_source::json::path(call, &["function", "name"]).and_then(Value::as_str))
+        .unwrap_or("")
+        .to_string()
+}
+
+fn call_id(call: &Value) -> Option<String> {
+    ["id", "call_id", "tool_call_id"]
+        .iter()
+        .find_map(|k| str_of(call, k))
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
 }
 
 /// First pass: step index and byte range of every line; argument paths.
@@ -153,13 +172,19 @@ pub fn index(path: &Path) -> Result<Index, SourceError> {
     Ok(Index { entries, paths })
 }
 
-/// The text inside `<tag>…</tag>`, trimmed.
-fn tagged<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
+/// The text inside every `<tag>…</tag>` block, trimmed and joined by a blank line.
+fn tagged(text: &str, tag: &str) -> Option<String> {
     let open = format!("<{tag}>");
     let close = format!("</{tag}>");
-    let a = text.find(&open)? + open.len();
-    let b = text.get(a..)?.find(&close)? + a;
-    Some(text.get(a..b)?.trim())
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while let Some(a) = rest.find(&open) {
+        let after = rest.get(a + open.len()..)?;
+        let Some(b) = after.find(&close) else { break };
+        parts.push(after.get(..b)?.trim().to_string());
+        rest = after.get(b + close.len()..)?;
+    }
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
 /// The model named in a settings change: "… `Model Selection` from X to Y".
@@ -167,13 +192,10 @@ pub fn model_from_settings(text: &str) -> Option<String> {
     let at = text.find("Model Selection")?;
     let rest = text.get(at..)?;
     let to = rest.find(" to ")? + 4;
-    let model = rest
-        .get(to..)?
-        .lines()
-        .next()?
-        .trim()
-        .trim_end_matches('.')
-        .trim();
+    let line = rest.get(to..)?.lines().next()?;
+    // "… to Gemini 3.1 Pro (High). No need to comment on it." → up to the sentence end.
+    let line = line.find(". ").and_then(|e| line.get(..e)).unwrap_or(line);
+    let model = line.trim().trim_end_matches('.').trim();
     (!model.is_empty() && model != "None").then(|| model.to_string())
 }
 
@@ -342,18 +364,16 @@ impl<'p> Mapper<'p> {
                 self.pending.clear();
                 let (content, mark) = self.content(v, raw, out);
                 if let Some(settings) = tagged(&content, "USER_SETTINGS_CHANGE") {
-                    if let Some(m) = model_from_settings(settings) {
+                    if let Some(m) = model_from_settings(&settings) {
                         if !self.models.contains(&m) {
                             self.models.push(m.clone());
                         }
                         self.model = Some(m);
                     }
                 }
-                let request = tagged(&content, "USER_REQUEST")
-                    .map(str::to_string)
-                    .or_else(|| {
-                        (!content.contains("<USER_SETTINGS_CHANGE>")).then(|| content.clone())
-                    });
+                let request = tagged(&content, "USER_REQUEST").or_else(|| {
+                    (!content.contains("<USER_SETTINGS_CHANGE>")).then(|| content.clone())
+                });
                 let mut ev = match request.filter(|r| !r.is_empty()) {
                     Some(r) => self.event(v, raw_bytes, raw, EventKind::User, r, 0),
                     None => {
@@ -401,11 +421,8 @@ impl<'p> Mapper<'p> {
                 }
                 let step = v.get("step_index").and_then(as_u64).unwrap_or(0);
                 for (k, c) in calls.iter().enumerate() {
-                    let name = str_of(c, "name").unwrap_or("").to_string();
-                    let id = str_of(c, "id")
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_string)
-                        .unwrap_or_else(|| format!("step{step}#{k}"));
+                    let name = call_name(c);
+                    let id = call_id(c).unwrap_or_else(|| format!("step{step}#{k}"));
                     let mut ev =
                         self.event(v, raw_bytes, raw, EventKind::ToolCall, String::new(), part);
                     ev.tool = Some(name.clone());
@@ -512,6 +529,21 @@ mod tests {
         assert_eq!(
             model_from_settings("The user changed setting `Model Selection` from None to Gemini 3.5 Flash (Medium).").as_deref(),
             Some("Gemini 3.5 Flash (Medium)")
+        );
+        assert_eq!(
+            model_from_settings(
+                "setting `Model Selection` from None to Gemini 3.1 Pro (High). No need to comment."
+            )
+            .as_deref(),
+            Some("Gemini 3.1 Pro (High)")
+        );
+        assert_eq!(
+            tagged(
+                "<USER_REQUEST>a</USER_REQUEST>x<USER_REQUEST> b </USER_REQUEST>",
+                "USER_REQUEST"
+            )
+            .as_deref(),
+            Some("a\n\nb")
         );
         assert_eq!(
             command_exit_code("The command exited with code 2.\nOutput:"),
