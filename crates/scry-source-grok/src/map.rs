@@ -26,20 +26,29 @@ use serde_json::{json, Map, Value};
 
 use crate::side::SideIndex;
 
-/// Pulls the text between `<user_query>` and `</user_query>`; the rest (if any) is context.
+/// Pulls the text of every `<user_query>…</user_query>` block (joined by a blank line); the
+/// text outside the blocks (if any) is returned as context.
 pub fn split_user_query(text: &str) -> (String, Option<String>) {
-    let (Some(a), Some(b)) = (text.find("<user_query>"), text.rfind("</user_query>")) else {
-        return (text.to_string(), None);
-    };
-    let start = a + "<user_query>".len();
-    if b < start {
+    const OPEN: &str = "<user_query>";
+    const CLOSE: &str = "</user_query>";
+    let mut queries = Vec::new();
+    let mut outside = String::new();
+    let mut rest = text;
+    while let Some(a) = rest.find(OPEN) {
+        let Some(after) = rest.get(a + OPEN.len()..) else {
+            break;
+        };
+        let Some(b) = after.find(CLOSE) else { break };
+        outside.push_str(rest.get(..a).unwrap_or("").trim());
+        queries.push(after.get(..b).unwrap_or("").trim().to_string());
+        rest = after.get(b + CLOSE.len()..).unwrap_or("");
+    }
+    if queries.is_empty() {
         return (text.to_string(), None);
     }
-    let inner = text.get(start..b).unwrap_or("").trim().to_string();
-    let before = text.get(..a).unwrap_or("");
-    let after = text.get(b + "</user_query>".len()..).unwrap_or("");
-    let rest = format!("{}{}", before.trim(), after.trim());
-    (inner, (!rest.trim().is_empty()).then_some(rest))
+    outside.push_str(rest.trim());
+    let context = (!outside.trim().is_empty()).then_some(outside);
+    (queries.join("\n\n"), context)
 }
 
 fn set_data(ev: &mut Event, key: &str, value: Value) {
@@ -438,5 +447,9 @@ mod tests {
         assert_eq!(p, "go");
         assert_eq!(c.as_deref(), Some("<attached>x</attached>"));
         assert_eq!(split_user_query("plain").0, "plain");
+        assert_eq!(
+            split_user_query("<user_query>a</user_query> mid <user_query>b</user_query>"),
+            ("a\n\nb".to_string(), Some("mid".to_string()))
+        );
     }
 }

@@ -380,7 +380,10 @@ fn updates(path: &Path, idx: &mut SideIndex, warnings: &mut Vec<Warning>) {
         };
         let parsed = kind.and_then(|k| {
             let v: Value = serde_json::from_slice(line.bytes).ok()?;
-            let update = scry_source::json::path(&v, &["params", "update"])?;
+            // Envelope {params:{update}}; tolerate a bare {update} or a naked update object.
+            let update = scry_source::json::path(&v, &["params", "update"])
+                .or_else(|| v.get("update"))
+                .unwrap_or(&v);
             let name = str_of(update, "sessionUpdate")?;
             let k2 = match name {
                 "agent_message_chunk" => Chunk::Agent,
