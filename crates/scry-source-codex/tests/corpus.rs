@@ -94,9 +94,15 @@ fn every_codex_corpus_file_parses_without_panic() {
     ] {
         collect(&dir, &mut files);
     }
+    let root = corpus();
     files.retain(|p| {
-        let s = p.to_string_lossy();
-        (s.contains("/codex") || s.contains(".codex"))
+        // Judge the path inside the corpus only (the checkout's own path may say "codex").
+        let s = p
+            .strip_prefix(&root)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .into_owned();
+        (s.contains("codex/") || s.contains(".codex/") || s.starts_with("codex-"))
             && (s.ends_with(".jsonl") || s.ends_with(".jsonl.zst") || s.contains("/rollout-"))
     });
     assert_eq!(files.len(), 11, "{files:#?}");
