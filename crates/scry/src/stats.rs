@@ -41,8 +41,12 @@ pub struct Stats {
     pub tokens: Option<TokenUsage>,
     /// The first human prompt (bounded).
     pub goal: Option<String>,
+    /// Whether `goal` was cut.
+    pub goal_cut: bool,
     /// The last assistant text (bounded).
     pub answer: Option<String>,
+    /// Whether `answer` was cut.
+    pub answer_cut: bool,
     /// The last failing tool result.
     pub last_failure: Option<Failure>,
     /// Warnings raised while reading.
@@ -62,8 +66,11 @@ impl Stats {
     }
 }
 
-fn bounded(text: &str) -> String {
-    text.chars().take(SNIPPET).collect()
+/// The first [`SNIPPET`] characters of `text`, and whether it was cut.
+fn bounded(text: &str) -> (String, bool) {
+    let mut it = text.chars();
+    let kept: String = it.by_ref().take(SNIPPET).collect();
+    (kept, it.next().is_some())
 }
 
 /// A short, one-line form of tool arguments: the command / path / pattern when there is one,
@@ -113,10 +120,14 @@ impl EventSink for Stats {
         }
         match e.kind {
             EventKind::User if self.goal.is_none() && !e.text.trim().is_empty() => {
-                self.goal = Some(bounded(&e.text));
+                let (text, cut) = bounded(&e.text);
+                self.goal = Some(text);
+                self.goal_cut = cut;
             }
             EventKind::Assistant if !e.text.trim().is_empty() => {
-                self.answer = Some(bounded(&e.text));
+                let (text, cut) = bounded(&e.text);
+                self.answer = Some(text);
+                self.answer_cut = cut;
             }
             EventKind::ToolCall => {
                 let tool = e.tool.clone().unwrap_or_else(|| "?".into());

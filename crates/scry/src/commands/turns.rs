@@ -12,8 +12,16 @@ use crate::error::CliResult;
 use crate::render::{self, Style};
 use crate::session_read::{self, FnSink};
 
-/// Characters kept of a prompt or an answer per turn.
-const KEEP: usize = 2000;
+/// Characters kept of a prompt or an answer per turn (JSON says `prompt_truncated` /
+/// `answer_truncated` when cut; `turn` reads the whole text).
+const KEEP: usize = 1000;
+
+/// The first [`KEEP`] characters of `text`, and whether it was cut.
+fn keep(text: &str) -> (String, bool) {
+    let mut it = text.chars();
+    let kept: String = it.by_ref().take(KEEP).collect();
+    (kept, it.next().is_some())
+}
 
 /// Arguments of `scry turns`.
 #[derive(Debug, Args)]
@@ -33,8 +41,8 @@ struct TurnRow {
     tool_calls: u64,
     failures: u64,
     events: u64,
-    prompt: Option<String>,
-    answer: Option<String>,
+    prompt: Option<(String, bool)>,
+    answer: Option<(String, bool)>,
 }
 
 impl TurnRow {
@@ -47,10 +55,10 @@ impl TurnRow {
         }
         match e.kind {
             EventKind::User if self.prompt.is_none() => {
-                self.prompt = Some(e.text.chars().take(KEEP).collect());
+                self.prompt = Some(keep(&e.text));
             }
             EventKind::Assistant if !e.text.trim().is_empty() => {
-                self.answer = Some(e.text.chars().take(KEEP).collect());
+                self.answer = Some(keep(&e.text));
             }
             EventKind::ToolCall => self.tool_calls += 1,
             EventKind::ToolResult if e.is_failure() => self.failures += 1,
@@ -104,8 +112,10 @@ fn to_json(h: &Header, rows: &[TurnRow], warnings: &[Warning]) -> Value {
                 "duration_ms": render::span_ms(r.start, r.end),
                 "tool_calls": r.tool_calls,
                 "failures": r.failures,
-                "prompt": r.prompt,
-                "answer": r.answer,
+                "prompt": r.prompt.as_ref().map(|p| &p.0),
+                "prompt_truncated": r.prompt.as_ref().is_some_and(|p| p.1),
+                "answer": r.answer.as_ref().map(|a| &a.0),
+                "answer_truncated": r.answer.as_ref().is_some_and(|a| a.1),
             })
         })
         .collect();
@@ -147,10 +157,10 @@ fn text(h: &Header, rows: &[TurnRow], warnings: &[Warning], s: Style) -> Output 
         );
         out.push_str(&line);
         out.push('\n');
-        if let Some(p) = &r.prompt {
+        if let Some((p, _)) = &r.prompt {
             out.push_str(&format!("  > {}\n", render::clip(p, render::WIDTH - 4)));
         }
-        if let Some(a) = &r.answer {
+        if let Some((a, _)) = &r.answer {
             for l in render::first_lines(a, 2, render::WIDTH - 4) {
                 out.push_str(&format!("  < {l}\n"));
             }
