@@ -50,7 +50,7 @@ impl AntigravitySource {
 
     /// Emits an artifact-only session: one Meta `artifact` event per `*.md`, dated by mtime.
     fn artifacts_only(&self, file: &SourceFile, brain: &Path, out: &mut Emitter<'_>) -> Header {
-        let header = self.base_header(file, brain);
+        let mut header = self.base_header(file, brain);
         let mut paths = vec![file.path.clone()];
         paths.extend(
             file.related
@@ -72,6 +72,13 @@ impl AntigravitySource {
             let _ =
                 std::io::Read::read_to_end(&mut std::io::Read::take(f, MAX_ARTIFACT), &mut bytes);
             let text = String::from_utf8_lossy(&bytes).into_owned();
+            if header.title.is_none() {
+                // The first Markdown heading of the first artifact names the session.
+                if let Some(h) = text.lines().find_map(|l| l.strip_prefix("# ")) {
+                    header.title = Some(h.trim().to_string());
+                    header.title_source = Some(scry_model::TitleSource::Metadata);
+                }
+            }
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("artifact");
             let mut ev = Event::new(
                 EventKind::Meta,

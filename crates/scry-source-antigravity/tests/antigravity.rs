@@ -366,6 +366,7 @@ fn both_homes_and_artifact_only_brain_dirs() {
     assert_eq!(d.roots.len(), 2);
     let s = AntigravitySource.parse(&d.files[1]).unwrap();
     assert_eq!(s.header.artifacts.len(), 2);
+    assert_eq!(s.header.title.as_deref(), Some("Plan"));
     let texts: Vec<&str> = s.events.iter().map(|e| e.text.as_str()).collect();
     assert_eq!(
         texts,

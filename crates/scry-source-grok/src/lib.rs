@@ -74,7 +74,21 @@ impl Source for GrokSource {
         let summary = side::summary(&dir);
         let mut sources = vec![file.path.clone()];
         sources.extend(file.related.iter().cloned());
-        Ok(map::header(file, summary.as_ref(), sources))
+        let header = map::header(file, summary.as_ref(), sources);
+        if header.title.is_some() {
+            return Ok(header);
+        }
+        // No title in summary.json (or no summary.json): the full parse gives the first prompt.
+        struct Discard;
+        impl scry_source::EventSink for Discard {
+            fn event(&mut self, _: scry_model::Event) {}
+            fn warning(&mut self, _: scry_model::Warning) {}
+        }
+        let mut sink = Discard;
+        let mut out = Emitter::new(&mut sink);
+        let mut header = self.parse_into(file, &mut out)?;
+        out.finish_header(&mut header);
+        Ok(header)
     }
 
     fn parse_into(&self, file: &SourceFile, out: &mut Emitter<'_>) -> Result<Header, SourceError> {

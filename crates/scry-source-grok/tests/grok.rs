@@ -342,6 +342,10 @@ fn side_files_give_times_outcomes_and_tokens() {
     assert_eq!(s.header.git_commit.as_deref(), Some("abc123"));
 
     // The subagent is a child session of the enclosing one.
+    // Its summary.json has no title: the header scan falls back to the first prompt.
+    let scanned = GrokSource.scan_header(&d.files[1]).unwrap();
+    assert_eq!(scanned.title.as_deref(), Some("find login tests"));
+    assert_eq!(scanned.title_source, Some(TitleSource::FirstPrompt));
     let sub = GrokSource.parse(&d.files[1]).unwrap();
     assert_eq!(sub.header.kind, SessionKind::Subagent);
     assert_eq!(sub.header.parent.as_deref(), Some(SID));
