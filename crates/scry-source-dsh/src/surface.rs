@@ -162,7 +162,7 @@ pub fn fold<R: BufRead>(reader: R) -> SurfaceMap {
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
+    memchr::memmem::find(hay, needle).is_some()
 }
 
 #[cfg(test)]

@@ -419,7 +419,7 @@ fn updates(path: &Path, idx: &mut SideIndex, warnings: &mut Vec<Warning>) {
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
+    memchr::memmem::find(hay, needle).is_some()
 }
 
 /// Builds the index from the side files in the session directory `dir`.
