@@ -111,6 +111,9 @@ impl Catalog {
         let outcome = catch_unwind(AssertUnwindSafe(|| source.scan_header(file)));
         match outcome {
             Ok(Ok(mut h)) => {
+                if h.updated.is_none() {
+                    complete_times(source, file, &mut h);
+                }
                 if h.sources.is_empty() {
                     h.sources.push(file.path.clone());
                 }
@@ -126,6 +129,35 @@ impl Catalog {
                 &file.path,
                 None,
             )),
+        }
+    }
+}
+
+/// A header scan that found no times (a provider whose cheap scan skips them): stream the
+/// session once through a discarding sink so `list` can sort and filter by time. Times only come
+/// from the records; nothing is invented when the parse finds none.
+fn complete_times(source: &dyn Source, file: &SourceFile, h: &mut Header) {
+    struct Discard;
+    impl scry_source::EventSink for Discard {
+        fn event(&mut self, _: scry_model::Event) {}
+        fn warning(&mut self, _: Warning) {}
+    }
+    let mut sink = Discard;
+    let parsed = catch_unwind(AssertUnwindSafe(|| {
+        let mut out = scry_source::Emitter::new(&mut sink);
+        let mut full = source.parse_into(file, &mut out).ok()?;
+        out.finish_header(&mut full);
+        Some(full)
+    }));
+    if let Ok(Some(full)) = parsed {
+        if let Some(t) = full.created {
+            h.touch(t);
+        }
+        if let Some(t) = full.updated {
+            h.touch(t);
+        }
+        for m in &full.models {
+            h.add_model(m);
         }
     }
 }

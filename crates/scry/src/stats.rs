@@ -76,19 +76,33 @@ fn bounded(text: &str) -> (String, bool) {
 /// A short, one-line form of tool arguments: the command / path / pattern when there is one,
 /// else the compact JSON.
 pub fn short_args(args: &serde_json::Value, max: usize) -> String {
-    const KEYS: [&str; 10] = [
+    // Compared case-insensitively, underscores ignored (`CommandLine`, `file_path`, `filePath`).
+    const KEYS: [&str; 13] = [
         "command",
         "cmd",
-        "file_path",
+        "commandline",
+        "filepath",
+        "absolutepath",
+        "targetfile",
         "path",
         "pattern",
         "query",
         "url",
         "description",
         "prompt",
-        "filePath",
+        "input",
     ];
-    let pick = KEYS.iter().find_map(|k| args.get(*k)).map(|v| match v {
+    let norm = |k: &str| k.replace('_', "").to_ascii_lowercase();
+    let found = args.as_object().and_then(|obj| {
+        KEYS.iter().find_map(|want| {
+            obj.iter()
+                .find(|(k, _)| norm(k) == *want)
+                .map(|(_, v)| (*want, v))
+        })
+    });
+    let is_path = found
+        .is_some_and(|(k, _)| matches!(k, "filepath" | "absolutepath" | "targetfile" | "path"));
+    let pick = found.map(|(_, v)| match v {
         serde_json::Value::String(s) => s.clone(),
         serde_json::Value::Array(items) => items
             .iter()
@@ -108,7 +122,11 @@ pub fn short_args(args: &serde_json::Value, max: usize) -> String {
             other => other.to_string(),
         },
     };
-    render::clip(&s, max)
+    if is_path && !s.contains('\n') {
+        render::clip_left(&s, max)
+    } else {
+        render::clip(&s, max)
+    }
 }
 
 impl EventSink for Stats {

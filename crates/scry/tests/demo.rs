@@ -54,6 +54,13 @@ fn demo_sessions() {
             runs.push(vec!["turn", "--demo", "--raw", &uri, "1"]);
         }
         runs.push(vec!["turn", "--demo", &uri, "--event", "1-3"]);
+        let artifact = turns_json["session"]["artifacts"][0]
+            .as_str()
+            .and_then(|a| a.rsplit('/').next())
+            .map(str::to_string);
+        if let Some(a) = &artifact {
+            runs.push(vec!["turn", "--demo", &uri, "--artifact", a]);
+        }
         for args in runs {
             let out = scry(h, &args);
             out.assert_no_panic();

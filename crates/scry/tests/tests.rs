@@ -4,6 +4,7 @@
 mod adversarial;
 mod demo;
 mod errors;
+mod list;
 mod paging;
 mod readonly;
 mod util;
