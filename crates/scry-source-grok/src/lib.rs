@@ -98,6 +98,23 @@ impl Source for GrokSource {
         sources.extend(file.related.iter().cloned());
         let header = map::header(file, summary.as_ref(), sources);
         let mut warnings = Vec::new();
+        let checkpoints = dir.join("compaction_checkpoints");
+        let n = std::fs::read_dir(&checkpoints)
+            .map(|rd| rd.count())
+            .unwrap_or(0);
+        if n > 0 {
+            // Compaction rewrites chat_history.jsonl; the earlier turns survive only in the
+            // checkpoints (and updates.jsonl), which this reader does not replay.
+            warnings.push(scry_model::Warning::at(
+                scry_model::WarningKind::Other,
+                format!(
+                    "session was compacted: chat_history.jsonl holds only the compacted context; \
+                     {n} pre-compaction checkpoint(s) in compaction_checkpoints/ are not read"
+                ),
+                &checkpoints,
+                None,
+            ));
+        }
         let index = side::load(&dir, &mut warnings);
         let chat = dir.join("chat_history.jsonl");
         if chat.is_file() {

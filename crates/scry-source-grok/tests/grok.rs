@@ -350,6 +350,19 @@ fn side_files_give_times_outcomes_and_tokens() {
     assert_eq!(sub.header.kind, SessionKind::Subagent);
     assert_eq!(sub.header.parent.as_deref(), Some(SID));
     assert_eq!(sub.header.lineage[0].kind, LineageKind::SubagentOf);
+    // A compacted session says that its earlier turns are not in chat_history.jsonl.
+    let cp = d.files[0]
+        .path
+        .parent()
+        .unwrap()
+        .join("compaction_checkpoints");
+    std::fs::create_dir_all(&cp).unwrap();
+    std::fs::write(cp.join("0001.jsonl"), "{}\n").unwrap();
+    let compacted = GrokSource.parse(&d.files[0]).unwrap();
+    assert_eq!(compacted.warnings.len(), 1);
+    assert!(compacted.warnings[0]
+        .message
+        .contains("1 pre-compaction checkpoint"));
     // A summary-only session parses to an empty event list; its cwd comes from `.cwd`.
     let only = GrokSource.parse(&d.files[2]).unwrap();
     assert!(only.events.is_empty());
