@@ -57,22 +57,24 @@ pub fn group_cwd(group: &Path) -> Option<String> {
 
 /// True when `dir` holds a Grok session.
 pub fn is_session_dir(dir: &Path) -> bool {
-    dir.join("chat_history.jsonl").is_file() || dir.join("summary.json").is_file()
+    ["chat_history.jsonl", "summary.json", "updates.jsonl"]
+        .iter()
+        .any(|f| dir.join(f).is_file())
 }
 
-/// The source of the session in `dir` (primary file `chat_history.jsonl`, else `summary.json`).
+/// The source of the session in `dir`: primary file `chat_history.jsonl`, else `updates.jsonl`
+/// (read as the fallback event source), else `summary.json`.
 pub fn source_file(dir: &Path, cwd_hint: Option<String>) -> SourceFile {
     let id = dir
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default()
         .to_string();
-    let chat = dir.join("chat_history.jsonl");
-    let primary = if chat.is_file() {
-        chat
-    } else {
-        dir.join("summary.json")
-    };
+    let primary = ["chat_history.jsonl", "updates.jsonl"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| dir.join("summary.json"));
     let mut sf = SourceFile::new(ProviderId::Grok, id, primary.clone());
     for side in SIDE_FILES {
         let p = dir.join(side);

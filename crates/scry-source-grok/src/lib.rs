@@ -12,12 +12,14 @@
 //! no timestamps; [`map`]); times come from the side files, joined by prompt index, tool call id,
 //! or the message TEXT (never by position), and are marked `time_source: derived`; a message no
 //! side file dates has no time. Tokens are known only where `events.jsonl` records a
-//! `turn_completed.usage`; otherwise usage is `None` (unknown), never zero. Subagents
+//! `turn_completed.usage`; otherwise usage is `None` (unknown), never zero. A session without
+//! `chat_history.jsonl` is read from `updates.jsonl` instead ([`updates`]). Subagents
 //! (`<session>/subagents/<id>/`, `summary.session_kind: "subagent"`) are child sessions.
 
 pub mod discover;
 pub mod map;
 pub mod side;
+pub mod updates;
 
 use std::path::{Path, PathBuf};
 
@@ -53,7 +55,10 @@ impl Source for GrokSource {
             path.to_path_buf()
         } else {
             let name = path.file_name()?.to_str()?;
-            if name != "chat_history.jsonl" && name != "summary.json" {
+            if !matches!(
+                name,
+                "chat_history.jsonl" | "summary.json" | "updates.jsonl"
+            ) {
                 return None;
             }
             path.parent()?.to_path_buf()
@@ -115,9 +120,9 @@ impl Source for GrokSource {
                 None,
             ));
         }
-        let index = side::load(&dir, &mut warnings);
         let chat = dir.join("chat_history.jsonl");
         if chat.is_file() {
+            let index = side::load(&dir, &mut warnings);
             let mut mapper = map::Mapper::new(&chat, index);
             jsonl::read_file(&chat, &mut warnings, |r| mapper.record(r, out))?;
             for w in warnings {
@@ -125,6 +130,10 @@ impl Source for GrokSource {
             }
             mapper.finish(out);
         } else {
+            let up = dir.join("updates.jsonl");
+            if up.is_file() {
+                updates::read(&up, &mut warnings, out);
+            }
             for w in warnings {
                 out.warn(w);
             }

@@ -426,3 +426,75 @@ fn demo_session_reads_as_intended() {
         .filter(|e| e.kind == EventKind::User)
         .all(|e| e.time.is_some()));
 }
+
+#[test]
+fn updates_jsonl_is_the_fallback_without_chat_history() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions/%2Fhome%2Fdemo%2Fx").join(SID);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ms = 1_794_477_600_000i64;
+    let up = |u: serde_json::Value, t: i64| {
+        json!({"timestamp": t / 1000, "method":"session/update",
+        "params":{"sessionId":SID,"update":u,"_meta":{"agentTimestampMs":t}}})
+    };
+    write(
+        &dir.join("updates.jsonl"),
+        &[
+            up(
+                json!({"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"list files"}}),
+                ms,
+            ),
+            up(
+                json!({"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"use ls"}}),
+                ms + 1_000,
+            ),
+            up(
+                json!({"sessionUpdate":"tool_call","toolCallId":"t1","title":"run_terminal_cmd","kind":"execute","status":"pending","rawInput":{"command":"ls"}}),
+                ms + 2_000,
+            ),
+            up(
+                json!({"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"in_progress","content":[{"type":"content","content":{"type":"text","text":"a.txt"}}]}),
+                ms + 2_100,
+            ),
+            up(
+                json!({"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"a.txt\nb.txt"}}]}),
+                ms + 2_200,
+            ),
+            up(
+                json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Two "}}),
+                ms + 3_000,
+            ),
+            up(
+                json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"files."}}),
+                ms + 3_010,
+            ),
+            up(
+                json!({"sessionUpdate":"hook_execution","hook":"x"}),
+                ms + 3_100,
+            ),
+        ],
+    );
+    let env = Env::with_home("/nonexistent").var_set("GROK_HOME", tmp.path().display().to_string());
+    let d = GrokSource.discover(&env);
+    assert_eq!(d.files.len(), 1);
+    assert!(d.files[0].path.ends_with("updates.jsonl"));
+    let s = GrokSource.parse(&d.files[0]).unwrap();
+    let shape: Vec<(EventKind, &str)> =
+        s.events.iter().map(|e| (e.kind, e.text.as_str())).collect();
+    assert_eq!(
+        shape,
+        vec![
+            (EventKind::User, "list files"),
+            (EventKind::Thinking, "use ls"),
+            (EventKind::ToolCall, ""),
+            (EventKind::ToolResult, "a.txt\nb.txt"),
+            (EventKind::Assistant, "Two files."),
+        ]
+    );
+    assert_eq!(s.events[3].tool.as_deref(), Some("run_terminal_cmd"));
+    assert_eq!(s.events[3].is_error, Some(false));
+    assert_eq!(s.events[4].time_source, TimeSource::Event);
+    assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+    assert!(s.warnings[0].message.contains("hook_execution"));
+    assert_eq!(s.header.cwd.as_deref(), Some("/home/demo/x"));
+}
