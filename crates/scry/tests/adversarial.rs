@@ -104,6 +104,21 @@ fn damaged_sources_never_panic_and_good_ones_stay_listed() {
         uris.contains(&format!("claude:{}", id(1)).as_str()),
         "{uris:?}"
     );
+    // The dangling symlink and the loop are reported, located, as unreadable.
+    let warned: Vec<String> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["kind"] == "unreadable")
+        .filter_map(|w| w["file"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        warned
+            .iter()
+            .any(|f| f.ends_with(&format!("{}.jsonl", id(9)))),
+        "{warned:?}"
+    );
+    assert!(warned.iter().any(|f| f.ends_with("/loop")), "{warned:?}");
     let text = scry(h, &["list", "--global"]);
     text.assert_no_panic();
     assert_eq!(text.code, 0);
@@ -152,4 +167,62 @@ fn damaged_sources_never_panic_and_good_ones_stay_listed() {
         big.json()["turns"][0]["events"][0]["text_len"],
         20 * 1024 * 1024
     );
+}
+
+fn codex_line(ts: &str, kind: &str, payload: serde_json::Value) -> String {
+    serde_json::json!({"timestamp": ts, "type": kind, "payload": payload}).to_string()
+}
+
+#[test]
+fn damaged_codex_rollout_keeps_its_good_records() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let dir = h.join(".codex/sessions/2026/11/20");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sid = "01a20000-0000-7000-8000-000000000001";
+    let user = |n: u32, text: &str| {
+        codex_line(
+            &format!("2026-11-20T10:00:0{n}Z"),
+            "response_item",
+            serde_json::json!({"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": text}]}),
+        )
+    };
+    let meta = codex_line(
+        "2026-11-20T10:00:00Z",
+        "session_meta",
+        serde_json::json!({"id": sid, "timestamp": "2026-11-20T10:00:00Z", "cwd": CWD,
+            "originator": "codex-tui", "cli_version": "0.171.0", "source": "cli"}),
+    );
+    let nul = user(3, "with a\u{1}nul").replace("\\u0001", "\0");
+    let body = format!(
+        "{meta}\n{}\n{{broken\n{nul}\n{}\n{{\"timestamp\":\"2026-11-20T10:00:09Z\",\"type\":",
+        user(1, "first prompt"),
+        user(4, "last prompt")
+    );
+    std::fs::write(
+        dir.join(format!("rollout-2026-11-20T10-00-00-{sid}.jsonl")),
+        body,
+    )
+    .unwrap();
+    let list = scry(h, &["list", "--global", "--json"]);
+    list.assert_no_panic();
+    assert_eq!(list.code, 0, "{}", list.render());
+    let show = scry(h, &["show", "--json", sid]);
+    show.assert_no_panic();
+    assert_eq!(show.code, 0, "{}", show.render());
+    let v = show.json();
+    let kinds = warning_kinds(&v);
+    assert!(kinds.contains(&"corrupt_record".to_string()), "{kinds:?}");
+    assert!(kinds.contains(&"incomplete_tail".to_string()), "{kinds:?}");
+    assert_eq!(v["stats"]["events"]["user"], 3, "{}", show.render());
+    for args in [
+        vec!["turns", sid],
+        vec!["turn", sid, "1-3"],
+        vec!["turn", "--raw", sid, "2"],
+    ] {
+        let out = scry(h, &args);
+        out.assert_no_panic();
+        assert_eq!(out.code, 0, "{args:?}\n{}", out.render());
+    }
 }
