@@ -106,8 +106,9 @@ pub fn commands(session: &Session) -> Vec<CommandRow> {
         };
         let result = pairs.result(i).and_then(|r| events.get(r));
         let data = result.and_then(|r| r.data.as_ref());
+        // Structured output sits in `data` or, for Claude's `toolUseResult`, in `data.result`.
         let field = |k: &str| {
-            data.and_then(|d| d.get(k))
+            data.and_then(|d| d.get(k).or_else(|| d.get("result").and_then(|r| r.get(k))))
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
         };

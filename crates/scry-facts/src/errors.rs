@@ -112,7 +112,10 @@ pub fn failures(session: &Session) -> Vec<Failure> {
         let stderr = r
             .data
             .as_ref()
-            .and_then(|d| d.get("stderr"))
+            .and_then(|d| {
+                d.get("stderr")
+                    .or_else(|| d.get("result").and_then(|x| x.get("stderr")))
+            })
             .and_then(Value::as_str)
             .filter(|s| !s.trim().is_empty());
         out.push(Failure {

@@ -6,6 +6,9 @@
 //! `shell:redirect`, `shell:heredoc`, `shell:tee`, `shell:cp`, `shell:mv`, `shell:sed-i`,
 //! `shell:scp`, `shell:python`).
 //!
+//! Groups are relative to [`project_root`] (the session cwd, else the first absolute working
+//! directory a shell call names).
+//!
 //! A write needs proof the action ran: a file tool's call needs a paired result that is not a
 //! failure ([`scry_model::Event::is_failure`]); a shell command needs a paired result, and its
 //! non-redirect writes (cp, mv, tee, sed -i, scp, python) also need the command not to have
@@ -174,7 +177,8 @@ impl FilesLedger {
 /// Builds the files ledger of `session`.
 pub fn files_ledger(session: &Session) -> FilesLedger {
     let events = &session.events;
-    let cwd = session.header.cwd.as_deref();
+    let root = project_root(session);
+    let cwd = root.as_deref();
     let pairs = Pairs::build(events);
     let mut writes = Vec::new();
     let mut calls_with_writes: HashSet<&str> = HashSet::new();
@@ -288,6 +292,20 @@ pub fn files_ledger(session: &Session) -> FilesLedger {
     }
     writes.sort_by_key(|w| w.origin.evidence.event);
     FilesLedger { writes }
+}
+
+/// The directory project files live under: the session's cwd, else (older formats record
+/// none) the first absolute working directory a shell call names.
+pub fn project_root(session: &Session) -> Option<String> {
+    if let Some(c) = session.header.cwd.as_deref().filter(|c| !c.is_empty()) {
+        return Some(c.to_string());
+    }
+    session
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::ToolCall && e.tool.as_deref().is_some_and(is_shell_tool))
+        .filter_map(|e| e.args.as_ref().and_then(cwd_of))
+        .find(|c| c.starts_with('/'))
 }
 
 /// `FileChange` / `patch_apply_end` when `e` is such a change item.

@@ -5,6 +5,8 @@
 //! - any tool call with `run_in_background: true` (Claude `Bash`, `Agent`, …); its id is read
 //!   from the result text `… with ID: <id>` (or `task_id` / `shell_id` / `bash_id` in the
 //!   result's data);
+//! - a result saying the call went on asynchronously (Claude `Agent`: `toolUseResult` with
+//!   `isAsync: true` / `status: "async_launched"` and `agentId`);
 //! - a Codex `exec_command` whose result says `Process running with session ID <n>`.
 //!
 //! Recognised receipts (the last one wins):
@@ -210,6 +212,19 @@ fn receipts(events: &[Event], pairs: &Pairs) -> Vec<Receipt> {
     out
 }
 
+/// A result saying the call went on in the background (Claude `toolUseResult` with
+/// `isAsync: true` / `status: async_launched`, in `data` or `data.result`): its agent / task id.
+fn async_launch(r: &Event) -> Option<String> {
+    let d = r.data.as_ref()?;
+    let d = d.get("result").filter(|x| x.is_object()).unwrap_or(d);
+    let launched = d.get("isAsync").and_then(Value::as_bool) == Some(true)
+        || d.get("status").and_then(Value::as_str) == Some("async_launched");
+    if !launched {
+        return None;
+    }
+    Some(arg_id(Some(d), &["agentId", "taskId", "task_id", "id"]).unwrap_or_default())
+}
+
 /// The background jobs of `session`, in start order.
 pub fn jobs(session: &Session) -> Vec<Job> {
     let events = &session.events;
@@ -234,6 +249,8 @@ pub fn jobs(session: &Session) -> Vec<Job> {
                     })
                 })
                 .or(Some(String::new()))
+        } else if let Some(id) = result.and_then(async_launch) {
+            Some(id)
         } else if tool == "exec_command" {
             result.and_then(|r| cap1(&CODEX_RUNNING, &r.text))
         } else {

@@ -18,7 +18,7 @@
 //! prompt it belongs to (Codex writes `task_started` a few seconds before the user message)
 //! is attributed to the turn that begins after it, as long as no model output lies between.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use scry_model::{Event, EventKind, TurnSpan};
 use serde::{Deserialize, Serialize};
@@ -171,48 +171,69 @@ pub fn turn_statuses(events: &[Event]) -> Vec<TurnStatus> {
         .collect();
     let pairs = Pairs::build(events);
 
-    // Lifecycle records, attributed to turns.
-    let mut starts: Vec<(u32, usize)> = Vec::new();
-    let mut ends: Vec<(u32, usize)> = Vec::new();
-    let mut aborts: Vec<(u32, usize)> = Vec::new();
+    // Lifecycle records, attributed to turns. `next_user[i]` = index of the first User event
+    // after `i` when no model output lies between (one backward pass, O(n)).
+    let mut next_user: Vec<Option<usize>> = vec![None; events.len()];
+    let mut pending: Option<usize> = None;
+    for (i, e) in events.iter().enumerate().rev() {
+        if let Some(slot) = next_user.get_mut(i) {
+            *slot = pending;
+        }
+        if e.kind == EventKind::User {
+            pending = Some(i);
+        } else if is_output(e) {
+            pending = None;
+        }
+    }
+    let mut starts: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut ends: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut aborts: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut ended_ids: HashSet<String> = HashSet::new();
     for (i, e) in events.iter().enumerate() {
         let Some(l) = lifecycle(e) else { continue };
         let mut turn = e.turn;
         if l == Life::Start {
-            let rest = events.get(i + 1..).unwrap_or(&[]);
-            if let Some(next_user) = rest.iter().position(|x| x.kind == EventKind::User) {
-                if !rest.iter().take(next_user).any(is_output) {
-                    turn = rest.get(next_user).map_or(turn, |u| u.turn);
-                }
+            if let Some(u) = next_user
+                .get(i)
+                .copied()
+                .flatten()
+                .and_then(|u| events.get(u))
+            {
+                turn = u.turn;
             }
+        } else if let Some(id) = task_id(e) {
+            ended_ids.insert(id);
         }
-        match l {
-            Life::Start => starts.push((turn, i)),
-            Life::End => ends.push((turn, i)),
-            Life::Abort => aborts.push((turn, i)),
-        }
+        let map = match l {
+            Life::Start => &mut starts,
+            Life::End => &mut ends,
+            Life::Abort => &mut aborts,
+        };
+        map.entry(turn).or_default().push(i);
     }
-    let ended_ids: HashSet<String> = ends
-        .iter()
-        .chain(aborts.iter())
-        .filter_map(|(_, i)| events.get(*i).and_then(task_id))
-        .collect();
-
+    let in_turn = |map: &BTreeMap<u32, Vec<usize>>, turn: u32| -> Vec<&Event> {
+        map.get(&turn)
+            .map(|v| v.iter().filter_map(|i| events.get(*i)).collect())
+            .unwrap_or_default()
+    };
+    let span_start: HashMap<u32, usize> =
+        spans.iter().map(|s| (s.number, s.start as usize)).collect();
     let prompt_of = |turn: u32| -> Option<&Event> {
-        spans
-            .iter()
-            .find(|s| s.number == turn)
-            .and_then(|s| events.get(s.start as usize))
+        span_start
+            .get(&turn)
+            .and_then(|i| events.get(*i))
             .filter(|e| e.kind == EventKind::User)
     };
 
     let mut out = Vec::new();
     for span in &spans {
-        let range = span.start as usize..=span.end as usize;
+        let (a, b) = (span.start as usize, span.end as usize);
         let evs: Vec<(usize, &Event)> = events
+            .get(a..=b)
+            .unwrap_or(&[])
             .iter()
             .enumerate()
-            .filter(|(i, _)| range.contains(i))
+            .map(|(k, e)| (a + k, e))
             .collect();
         let mut marks = Vec::new();
 
@@ -225,11 +246,7 @@ pub fn turn_statuses(events: &[Event]) -> Vec<TurnStatus> {
         }
 
         // Completed.
-        let native_end: Vec<&Event> = ends
-            .iter()
-            .filter(|(t, _)| *t == span.number)
-            .filter_map(|(_, i)| events.get(*i))
-            .collect();
+        let native_end = in_turn(&ends, span.number);
         let last_dialogue = evs
             .iter()
             .rev()
@@ -254,35 +271,25 @@ pub fn turn_statuses(events: &[Event]) -> Vec<TurnStatus> {
         }
 
         // Unfinished.
-        let open: Vec<&Event> = starts
+        let turn_starts = in_turn(&starts, span.number);
+        let turn_ends = in_turn(&ends, span.number);
+        let turn_aborts = in_turn(&aborts, span.number);
+        let open: Vec<&Event> = turn_starts
             .iter()
-            .filter(|(t, _)| *t == span.number)
-            .filter_map(|(_, i)| events.get(*i))
-            .filter(|s| match task_id(s) {
-                Some(id) => !ended_ids.contains(&id),
-                None => false,
-            })
+            .copied()
+            .filter(|s| task_id(s).is_some_and(|id| !ended_ids.contains(&id)))
             .collect();
-        let anonymous_starts = starts
+        let anonymous_starts = turn_starts.iter().filter(|e| task_id(e).is_none()).count();
+        let anonymous_ends = turn_ends
             .iter()
-            .filter(|(t, i)| *t == span.number && events.get(*i).and_then(task_id).is_none())
-            .count();
-        let anonymous_ends = ends
-            .iter()
-            .chain(aborts.iter())
-            .filter(|(t, i)| *t == span.number && events.get(*i).and_then(task_id).is_none())
+            .chain(turn_aborts.iter())
+            .filter(|e| task_id(e).is_none())
             .count();
         let open_count = open.len() + anonymous_starts.saturating_sub(anonymous_ends);
         if open_count > 0 {
             let mut ev: Vec<Evidence> = open.iter().map(|e| Evidence::of(e)).collect();
             if ev.is_empty() {
-                ev.extend(
-                    starts
-                        .iter()
-                        .filter(|(t, _)| *t == span.number)
-                        .filter_map(|(_, i)| events.get(*i))
-                        .map(Evidence::of),
-                );
+                ev.extend(turn_starts.iter().map(|e| Evidence::of(e)));
             }
             marks.push(StatusMark {
                 state: TurnState::Unfinished,
@@ -308,13 +315,7 @@ pub fn turn_statuses(events: &[Event]) -> Vec<TurnStatus> {
             .filter(|(i, e)| e.kind == EventKind::ToolCall && pairs.result(*i).is_none())
             .map(|(_, e)| Evidence::of(e))
             .collect();
-        cut.extend(
-            aborts
-                .iter()
-                .filter(|(t, _)| *t == span.number)
-                .filter_map(|(_, i)| events.get(*i))
-                .map(Evidence::of),
-        );
+        cut.extend(turn_aborts.iter().map(|e| Evidence::of(e)));
         if !cut.is_empty() {
             marks.push(StatusMark {
                 state: TurnState::Interrupted,

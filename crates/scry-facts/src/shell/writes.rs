@@ -1,7 +1,8 @@
 //! Files a shell command writes, derived from its parsed invocations (SPEC S-F3):
 //! redirects (`>`, `>>`, `&>`, `>|`, `N>`), here-doc targets (`cat > f <<EOF`), `tee [-a]`,
 //! `cp`, `mv`, `sed -i`, `scp` (both directions; a remote target is `host:path`), and Python
-//! `open(…,'w')` / `write_text` in `python -c` or a here-doc script.
+//! `open(…,'w')` / `write_text` in `python -c` or a here-doc script, and `apply_patch PATCH`
+//! run as a program (Codex's older `shell` tool).
 //!
 //! Rules: a path holding `$`, a backtick or a glob is not a claim and is dropped; a bare token
 //! (no `/`) from a command argument needs a real extension ([`super::ext`]); so does every
@@ -13,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::analyze::{analyze, host_of, Invocation};
 use super::ext::has_real_extension;
 use super::python::{is_python, python_writes};
+use crate::file_tools::patch_files;
 
 /// What a write does to its file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -62,7 +64,7 @@ pub struct ShellWrite {
     /// What happened to the file.
     pub op: WriteOp,
     /// The rule: `shell:redirect`, `shell:heredoc`, `shell:tee`, `shell:cp`, `shell:mv`,
-    /// `shell:sed-i`, `shell:scp`, `shell:python`.
+    /// `shell:sed-i`, `shell:scp`, `shell:python`, `shell:apply_patch`.
     pub extractor: &'static str,
     /// True when the write only happened if the command succeeded (everything but a redirect,
     /// which the shell performs before the program runs).
@@ -126,6 +128,14 @@ fn invocation_writes(inv: &Invocation, out: &mut Vec<ShellWrite>) {
             }
         }
         "scp" => scp_writes(inv, out),
+        "apply_patch" | "applypatch" => {
+            // Codex's older `shell` tool ran patches as `["apply_patch", PATCH]`.
+            if let Some(patch) = args.iter().find(|a| a.contains("*** ")) {
+                for w in patch_files(patch) {
+                    push_write(inv, &w.path, w.op, "shell:apply_patch", true, out);
+                }
+            }
+        }
         p if is_python(p) => {
             let code = python_code(args).or_else(|| {
                 let reads_stdin = positional(args, &[]).first().is_none_or(|a| *a == "-");
@@ -498,6 +508,15 @@ mod tests {
                 WriteOp::Write,
                 "shell:redirect"
             )]
+        );
+    }
+
+    #[test]
+    fn apply_patch_as_a_program() {
+        let cmd = "apply_patch '*** Begin Patch\n*** Add File: n.txt\n+x\n*** End Patch'";
+        assert_eq!(
+            w(cmd),
+            vec![("n.txt".into(), None, WriteOp::Create, "shell:apply_patch")]
         );
     }
 
