@@ -50,8 +50,11 @@ pub fn run() -> i32 {
 
 fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
     let process = Env::from_process();
-    let no_color_env = process.var("NO_COLOR").is_some();
-    let color = !cli.global.no_color && !no_color_env && std::io::stdout().is_terminal();
+    let color = color_enabled(
+        cli.global.no_color,
+        process.var("NO_COLOR").is_some(),
+        std::io::stdout().is_terminal(),
+    );
     let env = if cli.global.demo {
         let home = crate::demo::home(&process).map_err(|e| {
             CliError::new(
@@ -71,6 +74,11 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
         env,
         cwd,
     })
+}
+
+/// Color only on a terminal, and never with `--no-color` or a non-empty `NO_COLOR`.
+fn color_enabled(no_color_flag: bool, no_color_env: bool, terminal: bool) -> bool {
+    terminal && !no_color_flag && !no_color_env
 }
 
 fn write_output(output: &crate::commands::Output) -> CliResult<()> {
@@ -118,5 +126,18 @@ fn clap_failure(e: clap::Error, json: bool) -> i32 {
             let message = first.strip_prefix("error: ").unwrap_or(first).to_string();
             report(&CliError::usage(ErrorCode::InvalidQuery, message), json)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::color_enabled;
+
+    #[test]
+    fn color_needs_a_terminal_and_no_opt_out() {
+        assert!(color_enabled(false, false, true));
+        assert!(!color_enabled(true, false, true));
+        assert!(!color_enabled(false, true, true));
+        assert!(!color_enabled(false, false, false));
     }
 }

@@ -140,3 +140,22 @@ pub fn claude_session(home: &Path, id: &str, cwd: &str, turns: u32) -> PathBuf {
     std::fs::write(&path, body).expect("write");
     path
 }
+
+/// Every `tests/*.rs` module is declared in `tests.rs` (with `autotests = false` a forgotten
+/// file would silently never run).
+#[test]
+fn no_forgotten_test_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let root = std::fs::read_to_string(dir.join("tests.rs")).expect("tests.rs");
+    for entry in std::fs::read_dir(&dir).expect("tests dir").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(module) = name.strip_suffix(".rs") {
+            if module != "tests" {
+                assert!(
+                    root.contains(&format!("mod {module};")),
+                    "tests/{name} is not declared in tests/tests.rs"
+                );
+            }
+        }
+    }
+}
