@@ -15,8 +15,9 @@
 //!   warning naming how many bytes were skipped.
 //!
 //! Memory: one compressed frame plus its decoded output (a DSH frame is one append batch). A
-//! frame that would decode to more than [`MAX_FRAME_OUTPUT`] bytes is dropped with a warning
-//! rather than allowed to exhaust memory.
+//! frame that decodes to more than [`MAX_FRAME_OUTPUT`] bytes (a file re-compressed as one big
+//! frame, say) is not buffered: it is streamed instead, and should it fail part-way, what was
+//! already read stands and a warning says where it stopped.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -27,8 +28,8 @@ use scry_model::{Warning, WarningKind};
 
 /// The zstd frame magic number (little-endian on disk: `28 B5 2F FD`).
 pub const ZSTD_MAGIC: u32 = 0xFD2F_B528;
-/// Largest decoded size accepted for a single frame.
-pub const MAX_FRAME_OUTPUT: u64 = 256 * 1024 * 1024;
+/// Largest decoded frame held in memory; bigger frames are streamed.
+pub const MAX_FRAME_OUTPUT: u64 = 64 * 1024 * 1024;
 /// Largest block size RFC 8878 allows (`Block_Maximum_Size` is at most 128 KiB).
 const MAX_BLOCK_SIZE: usize = 128 * 1024;
 
@@ -97,6 +98,10 @@ pub struct FrameReader<R> {
     path: PathBuf,
     out: Vec<u8>,
     pos: usize,
+    /// A frame too large to buffer, decoded as a stream.
+    stream: Option<Box<dyn Read + Send>>,
+    streamed: u64,
+    limit: u64,
     done: bool,
     frames: u64,
     warnings: Vec<Warning>,
@@ -125,10 +130,19 @@ impl<R: BufRead> FrameReader<R> {
             path: path.to_path_buf(),
             out: Vec::new(),
             pos: 0,
+            stream: None,
+            streamed: 0,
+            limit: MAX_FRAME_OUTPUT,
             done: false,
             frames: 0,
             warnings: Vec::new(),
         }
+    }
+
+    /// Sets the largest decoded frame held in memory (default [`MAX_FRAME_OUTPUT`]).
+    pub fn with_limit(mut self, limit: u64) -> Self {
+        self.limit = limit;
+        self
     }
 
     /// Frames decoded so far.
@@ -299,11 +313,22 @@ impl<R: BufRead> FrameReader<R> {
                     ));
                     continue;
                 }
-                Walk::Frame(bytes) => match decode_frame(&bytes) {
-                    Ok(out) => {
+                Walk::Frame(bytes) => match decode_frame(&bytes, self.limit) {
+                    Ok(Some(out)) => {
                         self.frames += 1;
                         self.out = out;
                         self.pos = 0;
+                        return Ok(true);
+                    }
+                    Ok(None) => {
+                        // Too large to buffer: stream it.
+                        let dec = zstd::stream::read::Decoder::with_buffer(io::Cursor::new(bytes))?
+                            .single_frame();
+                        self.frames += 1;
+                        self.out.clear();
+                        self.pos = 0;
+                        self.stream = Some(Box::new(dec));
+                        self.streamed = 0;
                         return Ok(true);
                     }
                     Err(e) => {
@@ -320,22 +345,39 @@ impl<R: BufRead> FrameReader<R> {
     }
 }
 
-/// Decodes one complete frame, refusing output beyond [`MAX_FRAME_OUTPUT`].
-fn decode_frame(frame: &[u8]) -> io::Result<Vec<u8>> {
+/// Decodes one complete frame; `None` when its output exceeds `limit` (the caller streams it
+/// instead).
+fn decode_frame(frame: &[u8], limit: u64) -> io::Result<Option<Vec<u8>>> {
     let dec = zstd::stream::read::Decoder::with_buffer(frame)?.single_frame();
     let mut out = Vec::new();
-    let n = dec.take(MAX_FRAME_OUTPUT + 1).read_to_end(&mut out)?;
-    if n as u64 > MAX_FRAME_OUTPUT {
-        return Err(io::Error::other(format!(
-            "decoded size exceeds {MAX_FRAME_OUTPUT} bytes"
-        )));
+    let n = dec.take(limit + 1).read_to_end(&mut out)?;
+    if n as u64 > limit {
+        return Ok(None);
     }
-    Ok(out)
+    Ok(Some(out))
 }
 
 impl<R: BufRead> Read for FrameReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         while self.pos >= self.out.len() {
+            if let Some(stream) = &mut self.stream {
+                match stream.read(buf) {
+                    Ok(0) => self.stream = None,
+                    Ok(n) => {
+                        self.streamed += n as u64;
+                        return Ok(n);
+                    }
+                    Err(e) => {
+                        self.stream = None;
+                        let done = self.streamed;
+                        self.warn(format!(
+                            "large zstd frame failed after {done} decoded bytes ({e}); the rest of \
+                             it is dropped, reading continues with the next frame"
+                        ));
+                    }
+                }
+                continue;
+            }
             if self.done {
                 return Ok(0);
             }
@@ -446,6 +488,32 @@ mod tests {
         assert_eq!(out, b"a\nb\n");
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].message.contains("8 byte(s)"), "{warnings:?}");
+    }
+
+    #[test]
+    fn a_frame_bigger_than_the_buffer_limit_is_streamed() {
+        // 3 MB of one repeated line in one frame, with a 1 MB buffer limit.
+        let line = b"{\"type\":\"x\"}\n";
+        let n = 3 * 1024 * 1024 / line.len();
+        let big: Vec<u8> = line.iter().copied().cycle().take(n * line.len()).collect();
+        let mut file = frame(&big, true);
+        file.extend(frame(b"tail\n", false));
+        let mut r = FrameReader::new(&file[..], Path::new("t.zstd")).with_limit(1024 * 1024);
+        let mut total = 0u64;
+        let mut last = Vec::new();
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let k = r.read(&mut buf).unwrap();
+            if k == 0 {
+                break;
+            }
+            total += k as u64;
+            last = buf[..k].to_vec();
+        }
+        assert_eq!(total, big.len() as u64 + 5);
+        assert!(last.ends_with(b"tail\n"));
+        assert!(r.take_warnings().is_empty());
+        assert_eq!(r.frames(), 2);
     }
 
     #[test]
