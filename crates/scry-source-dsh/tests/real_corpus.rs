@@ -407,6 +407,12 @@ fn header_scan_agrees_with_the_parse() {
         assert_eq!(h.parent, s.header.parent);
         assert_eq!(h.created, s.header.created);
         assert_eq!(h.models, s.header.models);
+        // The sessions are under 64 KB decoded, so the scan sees everything the parse sees.
+        assert_eq!(
+            (h.title.as_deref(), h.title_source),
+            (s.header.title.as_deref(), s.header.title_source)
+        );
+        assert_eq!(h.updated, s.header.updated);
     }
 }
 
