@@ -8,12 +8,24 @@
 
 use scry_model::{first_line, Event, EventKind, Header, Session, Timestamp, TitleSource, Warning};
 
+use crate::resume::{EmitterState, ResumePoint};
+
 /// Receives a session's events and warnings in order.
 pub trait EventSink {
     /// One event, with `seq` and `turn` already set.
     fn event(&mut self, event: Event);
     /// One warning.
     fn warning(&mut self, warning: Warning);
+    /// Whether this sink keeps [`ResumePoint`]s (an index does; the default is no, so providers
+    /// skip building their resume state).
+    fn wants_resume_points(&self) -> bool {
+        false
+    }
+    /// A safe point to resume a later parse from (see [`crate::resume`]). Only called when
+    /// [`EventSink::wants_resume_points`] is true.
+    fn resume_point(&mut self, point: ResumePoint) {
+        let _ = point;
+    }
 }
 
 /// A sink that keeps everything: used to build a whole [`Session`].
@@ -58,6 +70,53 @@ impl<'a> Emitter<'a> {
             models: Vec::new(),
             first_prompt: None,
             warnings: 0,
+        }
+    }
+
+    /// An emitter writing to `sink` that continues a parse from a [`ResumePoint`]: numbering,
+    /// turns and header facts carry on from `state` (see [`crate::resume`]).
+    pub fn resumed(sink: &'a mut dyn EventSink, state: &EmitterState) -> Self {
+        Emitter {
+            sink,
+            seq: state.events,
+            turn: state.turn,
+            created: state.created,
+            updated: state.updated,
+            models: state.models.clone(),
+            first_prompt: state.first_prompt.clone(),
+            warnings: usize::try_from(state.warnings).unwrap_or(usize::MAX),
+        }
+    }
+
+    /// The emitter's counters now.
+    pub fn state(&self) -> EmitterState {
+        EmitterState {
+            events: self.seq,
+            warnings: self.warnings as u64,
+            turn: self.turn,
+            created: self.created,
+            updated: self.updated,
+            models: self.models.clone(),
+            first_prompt: self.first_prompt.clone(),
+        }
+    }
+
+    /// Whether the sink keeps resume points; a provider may skip preparing its state otherwise.
+    pub fn wants_resume_points(&self) -> bool {
+        self.sink.wants_resume_points()
+    }
+
+    /// Marks a safe point after `offset` bytes of the primary file (see [`crate::resume`]).
+    /// `state` builds the provider's private state; it is only called when the sink keeps
+    /// resume points.
+    pub fn checkpoint(&mut self, offset: u64, state: impl FnOnce() -> serde_json::Value) {
+        if self.sink.wants_resume_points() {
+            let point = ResumePoint {
+                offset,
+                emitter: self.state(),
+                state: state(),
+            };
+            self.sink.resume_point(point);
         }
     }
 

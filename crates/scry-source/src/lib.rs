@@ -3,6 +3,9 @@
 //! shared reading helpers — the streaming JSONL reader ([`lines`], [`jsonl`]), time parsing
 //! ([`time`]) and small JSON accessors ([`json`]).
 //!
+//! Providers that can continue an append-only file from a safe point implement
+//! [`Source::resume_support`] / [`Source::parse_into_from`] (see [`resume`]).
+//!
 //! Providers never know about the index or the CLI; they turn files into
 //! [`scry_model::Session`]s and report problems as located [`scry_model::Warning`]s.
 
@@ -12,10 +15,12 @@ mod error;
 pub mod json;
 pub mod jsonl;
 pub mod lines;
+pub mod resume;
 mod source;
 pub mod time;
 
 pub use emit::{collect, CollectSink, Emitter, EventSink};
 pub use env::Env;
 pub use error::SourceError;
+pub use resume::{EmitterState, ResumePoint};
 pub use source::{file_stat, Discovery, Root, Source, SourceFile};

@@ -5,7 +5,7 @@ use std::time::UNIX_EPOCH;
 
 use scry_model::{Header, ProviderId, Session, SessionKind, Warning};
 
-use crate::{Emitter, Env, SourceError};
+use crate::{Emitter, Env, ResumePoint, SourceError};
 
 /// A directory a provider looks in, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +142,31 @@ pub trait Source: Send + Sync {
     /// it with [`Emitter::finish_header`]). Problems inside the source become warnings; only a
     /// source that cannot be read at all is an error. Buffer only what the format forces.
     fn parse_into(&self, file: &SourceFile, out: &mut Emitter<'_>) -> Result<Header, SourceError>;
+
+    /// Whether this provider can continue a parse from a [`ResumePoint`] it handed out earlier
+    /// (via [`Emitter::checkpoint`]). Default: no — an index then re-parses a grown file whole.
+    fn resume_support(&self) -> bool {
+        false
+    }
+
+    /// Continues a parse from `from` (see [`crate::resume`]): `out` was built with
+    /// [`Emitter::resumed`] from `from.emitter`, and the caller has verified that the bytes of
+    /// `file.path` before `from.offset` are unchanged. Emit exactly what a full parse would emit
+    /// after that point and return the complete header (as [`Source::parse_into`] would). Only
+    /// called when [`Source::resume_support`] is true; the default refuses, and callers then
+    /// fall back to a full parse.
+    fn parse_into_from(
+        &self,
+        file: &SourceFile,
+        from: &ResumePoint,
+        out: &mut Emitter<'_>,
+    ) -> Result<Header, SourceError> {
+        let _ = (from, out);
+        Err(SourceError::format(
+            &file.path,
+            "this provider cannot resume a parse",
+        ))
+    }
 
     /// Parses the whole session into memory.
     fn parse(&self, file: &SourceFile) -> Result<Session, SourceError> {
