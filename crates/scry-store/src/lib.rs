@@ -1,0 +1,135 @@
+//! The scry index (SPEC §4, §5): an embedded SQLite file that caches parsed sessions so lists,
+//! reads and searches need no re-parse. Source files stay the only truth (P2): everything read
+//! back equals a direct parse, and every answer can be recomputed without the index.
+//!
+//! The API in five calls:
+//! ```no_run
+//! # fn demo() -> Result<(), scry_store::StoreError> {
+//! use scry_store::{default_db_path, RefreshOptions, SearchRequest, SessionFilter, Store};
+//! let env = scry_source::Env::from_process();
+//! let sources = scry_sources::registry();
+//! let files: Vec<_> = scry_sources::discover_all(&sources, &env, &[])
+//!     .into_iter().flat_map(|d| d.discovery.files).collect();
+//! let mut store = Store::open(&default_db_path(&env))?;                      // create / upgrade
+//! let report = store.refresh(&sources, &files, &RefreshOptions::complete(), &mut |_p| true)?;
+//! let headers = store.headers(&SessionFilter::default(), 20, 0)?;           // list
+//! let session = store.session(&headers[0].uri)?;                            // = direct parse
+//! let found = store.search(&SearchRequest::literal("会话"))?;               // grouped hits
+//! # let _ = (report, session, found); Ok(()) }
+//! ```
+//! - [`Store::refresh`] fingerprints every discovered file (size + mtime, then xxh3 of the first
+//!   64 KB only when those changed) and re-parses only what changed; files that grew are
+//!   continued from the last safe point when the provider supports resuming
+//!   ([`scry_source::Source::parse_into_from`]); sources that vanished stay as `live: false`
+//!   until [`Store::prune`].
+//! - Reading: [`Store::session`], [`Store::header`], [`Store::headers`] / [`Store::count`]
+//!   with a [`SessionFilter`], [`Store::events`] (a seq window), [`Store::warnings`].
+//! - Search: [`Store::search`] across sessions and [`Store::search_session`] within one, plus
+//!   [`search_direct`] / [`search_session_direct`] over parsed sessions for `--no-index` —
+//!   identical results (S-S5).
+//!
+//! Every write of one session happens in one transaction (WAL mode), so a concurrent reader sees
+//! the old or the new version of a session, never half of one, and a crash mid-index leaves a
+//! usable index. Errors are [`StoreError`]s carrying the closed codes of S-Q7.
+//!
+//! Header fields that belong to the index, not the source: `persisted` is `true` for every
+//! session read from the index, and `live` says whether its source was present at the last
+//! refresh (S-Q1, S-I6). Everything else equals the direct parse.
+
+mod codec;
+mod error;
+mod filter;
+mod ingest;
+mod read;
+mod refresh;
+mod schema;
+mod search;
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+use scry_source::Env;
+
+pub use codec::aux_text;
+pub use error::{Result, StoreError};
+pub use filter::{SessionFilter, TimeRange};
+pub use refresh::{FileError, Progress, RefreshOptions, RefreshReport};
+pub use schema::{EDGE_VERSION, EXTRACTOR_VERSION, PARSER_VERSION, SCHEMA_VERSION};
+pub use search::{
+    search_direct, search_session_direct, Area, Caller, Field, Hit, SearchMode, SearchPlan,
+    SearchRequest, SearchResponse, SessionHits, SessionSearch, SortOrder, TermsOperator,
+};
+
+/// Where the index lives: `$SCRY_DB` when set, else `$XDG_DATA_HOME/scry/index.db`
+/// (`~/.local/share/scry/index.db`).
+pub fn default_db_path(env: &Env) -> PathBuf {
+    match env.var("SCRY_DB") {
+        Some(p) => PathBuf::from(p),
+        None => env.data_home().join("scry").join("index.db"),
+    }
+}
+
+/// An open index. Several `Store`s (threads or processes) may use one file: writers take turns
+/// (a busy timeout of 10 s), readers never block and see whole sessions only.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// Opens (creating the file and its directory when missing) the index at `path`, in WAL
+    /// mode, and brings its layout to the current versions: a schema version change drops and
+    /// rebuilds everything (S-I1).
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                StoreError::IndexBuild(format!("cannot create {}: {e}", dir.display()))
+            })?;
+        }
+        let ctx = format!("{}", path.display());
+        let mut conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_URI,
+        )
+        .map_err(StoreError::db(format!("open {ctx}")))?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(StoreError::db(format!("configure {ctx}")))?;
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL;
+             PRAGMA synchronous = NORMAL;
+             PRAGMA temp_store = MEMORY;
+             PRAGMA cache_size = -32768;",
+        )
+        .map_err(StoreError::db(format!("configure {ctx}")))?;
+        conn.set_prepared_statement_cache_capacity(64);
+        schema::ensure(&mut conn)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The stored layer versions: `[schema, parser, extractor, edge]`.
+    pub fn versions(&self) -> Result<[i64; 4]> {
+        schema::versions(&self.conn)
+    }
+
+    /// The underlying connection, for the layers that add their own tables (L2 facts, L3 edges).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+}

@@ -1,0 +1,203 @@
+//! Reading sessions back (S-I4: deep-equal to the direct parse, except `live` / `persisted`,
+//! which the index owns), listing headers with filters (S-Q4) and event windows.
+
+use std::ops::RangeInclusive;
+
+use rusqlite::{params, params_from_iter, OptionalExtension};
+use scry_model::{Event, Header, Session, Warning};
+
+use crate::codec::{event_from, event_id, event_id_range};
+use crate::error::{Result, StoreError};
+use crate::filter::SessionFilter;
+use crate::Store;
+
+pub(crate) fn decode_header(uri: &str, json: &str, live: bool) -> Result<Header> {
+    let mut h: Header = serde_json::from_str(json).map_err(|e| StoreError::CorruptSession {
+        uri: uri.to_string(),
+        message: format!("header does not decode: {e}"),
+    })?;
+    h.live = live;
+    h.persisted = true;
+    Ok(h)
+}
+
+impl Store {
+    pub(crate) fn sid_of(&self, uri: &str) -> Result<(i64, Header, u32)> {
+        let row: Option<(i64, String, bool, u32)> = self
+            .conn
+            .query_row(
+                "SELECT sid, header, live, events FROM sessions WHERE uri = ?1",
+                [uri],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? != 0, r.get(3)?)),
+            )
+            .optional()
+            .map_err(StoreError::db("read session"))?;
+        let (sid, json, live, n) =
+            row.ok_or_else(|| StoreError::SessionNotFound(uri.to_string()))?;
+        Ok((sid, decode_header(uri, &json, live)?, n))
+    }
+
+    /// The header of session `uri` (`provider:id`).
+    pub fn header(&self, uri: &str) -> Result<Header> {
+        Ok(self.sid_of(uri)?.1)
+    }
+
+    /// The whole session `uri`, equal to a direct parse of its source when the source is
+    /// unchanged (`persisted` is `true`, `live` as last seen).
+    pub fn session(&self, uri: &str) -> Result<Session> {
+        let (sid, header, n) = self.sid_of(uri)?;
+        let events = self.events_of(sid, uri, 0, n.saturating_sub(1), n)?;
+        let warnings = self.warnings_of(sid, uri)?;
+        Ok(Session {
+            header,
+            events,
+            warnings,
+        })
+    }
+
+    fn events_of(&self, sid: i64, uri: &str, from: u32, to: u32, n: u32) -> Result<Vec<Event>> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT text, rest FROM events WHERE id BETWEEN ?1 AND ?2 ORDER BY id")
+            .map_err(StoreError::db("read events"))?;
+        let mut rows = st
+            .query(params![event_id(sid, from), event_id(sid, to)])
+            .map_err(StoreError::db("read events"))?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next().map_err(StoreError::db("read events"))? {
+            let text: String = r.get(0).map_err(StoreError::db("read event text"))?;
+            let rest: String = r.get(1).map_err(StoreError::db("read event"))?;
+            out.push(event_from(uri, text, &rest)?);
+        }
+        Ok(out)
+    }
+
+    fn warnings_of(&self, sid: i64, uri: &str) -> Result<Vec<Warning>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT body FROM warnings WHERE sid = ?1 ORDER BY n")
+            .map_err(StoreError::db("read warnings"))?;
+        let rows = st
+            .query_map([sid], |r| r.get::<_, String>(0))
+            .map_err(StoreError::db("read warnings"))?;
+        let mut out = Vec::new();
+        for body in rows {
+            let body = body.map_err(StoreError::db("read warnings"))?;
+            out.push(
+                serde_json::from_str(&body).map_err(|e| StoreError::CorruptSession {
+                    uri: uri.to_string(),
+                    message: format!("warning does not decode: {e}"),
+                })?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// The warnings raised while parsing session `uri`.
+    pub fn warnings(&self, uri: &str) -> Result<Vec<Warning>> {
+        let (sid, _, _) = self.sid_of(uri)?;
+        self.warnings_of(sid, uri)
+    }
+
+    /// The events of session `uri` with `seq` in `range` (inclusive, clipped to the session).
+    /// An inverted range is [`StoreError::InvalidWindow`].
+    pub fn events(&self, uri: &str, range: RangeInclusive<u32>) -> Result<Vec<Event>> {
+        if range.start() > range.end() {
+            return Err(StoreError::InvalidWindow(format!(
+                "seq range {}-{} starts after it ends",
+                range.start(),
+                range.end()
+            )));
+        }
+        let (sid, _, n) = self.sid_of(uri)?;
+        if *range.start() >= n {
+            return Ok(Vec::new());
+        }
+        let to = (*range.end()).min(n.saturating_sub(1));
+        self.events_of(sid, uri, *range.start(), to, n)
+    }
+
+    /// Headers of the sessions matching `filter`, most recently updated first (sessions without
+    /// a time last, then by uri), `limit` of them after skipping `offset`.
+    pub fn headers(
+        &self,
+        filter: &SessionFilter,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Header>> {
+        filter.validate()?;
+        let (cond, mut params) = filter.to_sql();
+        params.push(rusqlite::types::Value::Integer(
+            i64::try_from(limit).unwrap_or(i64::MAX),
+        ));
+        params.push(rusqlite::types::Value::Integer(
+            i64::try_from(offset).unwrap_or(i64::MAX),
+        ));
+        let n = params.len();
+        let sql = format!(
+            "SELECT uri, header, live FROM sessions WHERE {cond}
+             ORDER BY updated IS NULL, updated DESC, uri LIMIT ?{} OFFSET ?{}",
+            n - 1,
+            n
+        );
+        let mut st = self
+            .conn
+            .prepare_cached(&sql)
+            .map_err(StoreError::db("list sessions"))?;
+        let mut rows = st
+            .query(params_from_iter(params))
+            .map_err(StoreError::db("list sessions"))?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next().map_err(StoreError::db("list sessions"))? {
+            let uri: String = r.get(0).map_err(StoreError::db("list sessions"))?;
+            let json: String = r.get(1).map_err(StoreError::db("list sessions"))?;
+            let live = r
+                .get::<_, i64>(2)
+                .map_err(StoreError::db("list sessions"))?
+                != 0;
+            out.push(decode_header(&uri, &json, live)?);
+        }
+        Ok(out)
+    }
+
+    /// How many sessions match `filter`.
+    pub fn count(&self, filter: &SessionFilter) -> Result<usize> {
+        filter.validate()?;
+        let (cond, params) = filter.to_sql();
+        let n: i64 = self
+            .conn
+            .query_row(
+                &format!("SELECT count(*) FROM sessions WHERE {cond}"),
+                params_from_iter(params),
+                |r| r.get(0),
+            )
+            .map_err(StoreError::db("count sessions"))?;
+        Ok(usize::try_from(n).unwrap_or(0))
+    }
+
+    /// Number of events stored for session `uri`.
+    pub fn event_count(&self, uri: &str) -> Result<u32> {
+        Ok(self.sid_of(uri)?.2)
+    }
+
+    /// Bytes used by the database file (main file; the WAL is checkpointed into it over time).
+    pub fn size_bytes(&self) -> Result<u64> {
+        let pages: i64 = self
+            .conn
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .map_err(StoreError::db("page count"))?;
+        let size: i64 = self
+            .conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .map_err(StoreError::db("page size"))?;
+        Ok(u64::try_from(pages * size).unwrap_or(0))
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn event_range(&self, sid: i64) -> (i64, i64) {
+        event_id_range(sid)
+    }
+}

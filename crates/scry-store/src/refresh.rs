@@ -1,0 +1,580 @@
+//! Incremental refresh (SPEC S-I2, S-I5, S-I6): fingerprint every discovered source, re-parse
+//! only what changed, continue append-only growth from the last safe point, and keep sessions
+//! whose source vanished (flagged `live: false`) until [`Store::prune`].
+//!
+//! Fingerprint = size + mtime (stat, from discovery) + xxh3 of the first 64 KB + a stat
+//! signature of the session's side files. Equal size and mtime → the file is not opened at all.
+//! Otherwise the head is hashed: equal size and head (and, when a resume point exists, an equal
+//! hash of the 64 KB before it) → only the mtime is updated (a `touch`). A grown file whose
+//! provider supports resuming, and whose bytes before the last resume point hash the same, is
+//! parsed from that point only; anything else is re-parsed whole.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use scry_model::ProviderId;
+use scry_source::{file_stat, Emitter, ResumePoint, Source, SourceFile};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::error::{Result, StoreError};
+use crate::ingest::{delete_session, delete_tail, write_header, IndexSink};
+use crate::schema::PARSER_VERSION;
+use crate::Store;
+
+/// How much of a file's head is hashed, and the size of the window before a resume point.
+pub const HEAD_BYTES: u64 = 64 * 1024;
+
+/// How a refresh treats what it was given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RefreshOptions {
+    /// Re-parse every given file even when its fingerprint is unchanged (`index --force`).
+    pub force: bool,
+    /// The given files are the complete discovery of every provider: an indexed source not
+    /// among them is marked `live: false` (S-I6).
+    pub complete_all: bool,
+    /// The given files are the complete discovery of these providers.
+    pub complete_for: Vec<ProviderId>,
+}
+
+impl RefreshOptions {
+    /// A refresh given every discovered file of every provider (`index --all`).
+    pub fn complete() -> Self {
+        RefreshOptions {
+            complete_all: true,
+            ..Default::default()
+        }
+    }
+
+    /// A refresh of some files only (one session, one scope): sources not given are left alone
+    /// unless their file is gone from disk.
+    pub fn partial() -> Self {
+        RefreshOptions::default()
+    }
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Fingerprint unchanged: not opened (or only its head hashed).
+    Unchanged,
+    /// Parsed from the start.
+    Parsed,
+    /// Parsed from the last resume point only.
+    Resumed,
+    /// Could not be parsed (see [`RefreshReport::failed`]).
+    Failed,
+}
+
+/// Progress of a refresh, reported after each file.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress<'a> {
+    /// Files handled so far (this one included).
+    pub done: usize,
+    /// Files given.
+    pub total: usize,
+    /// The file just handled.
+    pub file: &'a SourceFile,
+    /// What happened to it.
+    pub action: Action,
+}
+
+/// A source that could not be indexed; the refresh went on with the others.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileError {
+    /// The source.
+    pub path: PathBuf,
+    /// Its key inside a multi-session store.
+    pub key: Option<String>,
+    /// Why.
+    pub message: String,
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RefreshReport {
+    /// Files given.
+    pub files: usize,
+    /// Files whose fingerprint was unchanged (nothing parsed).
+    pub unchanged: usize,
+    /// Of those, files whose size and mtime differed so the head was hashed.
+    pub hashed: usize,
+    /// Files parsed whole.
+    pub parsed: usize,
+    /// Files continued from a resume point.
+    pub resumed: usize,
+    /// Files that failed (their previous session, if any, stays indexed).
+    pub failed: Vec<FileError>,
+    /// Sessions newly marked `live: false` because their source is gone.
+    pub vanished: usize,
+    /// Sessions whose source came back (`live: true` again).
+    pub revived: usize,
+    /// Bytes the store itself read to fingerprint and verify (providers' reads not included).
+    pub bytes_hashed: u64,
+    /// Events written.
+    pub events_written: u64,
+}
+
+struct FileRow {
+    fid: i64,
+    size: i64,
+    mtime_ns: i64,
+    head_hash: i64,
+    related_sig: i64,
+    parser_version: i64,
+    resume: Option<ResumePoint>,
+    prefix_hash: Option<i64>,
+    live: bool,
+}
+
+/// xxh3 of the bytes in `[start, end)` of `path` (fewer when the file is shorter), and how many
+/// bytes were read.
+fn hash_range(h: &mut Xxh3, file: &mut File, start: u64, end: u64) -> std::io::Result<u64> {
+    file.seek(SeekFrom::Start(start))?;
+    let mut left = end.saturating_sub(start);
+    let mut buf = [0u8; 16 * 1024];
+    let mut read = 0;
+    while left > 0 {
+        let want = usize::try_from(left.min(buf.len() as u64)).unwrap_or(buf.len());
+        let n = file.read(&mut buf[..want])?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+        left -= n as u64;
+        read += n as u64;
+    }
+    Ok(read)
+}
+
+/// xxh3 of the first 64 KB of `path`.
+fn head_hash(path: &Path, bytes: &mut u64) -> i64 {
+    let mut h = Xxh3::new();
+    if let Ok(mut f) = File::open(path) {
+        if let Ok(n) = hash_range(&mut h, &mut f, 0, HEAD_BYTES) {
+            *bytes += n;
+        }
+    }
+    h.digest() as i64
+}
+
+/// The hash proving the bytes before `offset` are unchanged: xxh3 over the first
+/// `min(64 KB, offset)` bytes and the 64 KB window ending at `offset`, plus `offset` itself.
+/// `None` when the file is shorter than `offset` or unreadable.
+fn prefix_hash(path: &Path, offset: u64, bytes: &mut u64) -> Option<i64> {
+    let mut f = File::open(path).ok()?;
+    let mut h = Xxh3::new();
+    h.update(&offset.to_le_bytes());
+    let head_end = offset.min(HEAD_BYTES);
+    let a = hash_range(&mut h, &mut f, 0, head_end).ok()?;
+    let win_start = offset.saturating_sub(HEAD_BYTES).max(head_end);
+    let b = hash_range(&mut h, &mut f, win_start, offset).ok()?;
+    *bytes += a + b;
+    (a + b == head_end + (offset - win_start)).then(|| h.digest() as i64)
+}
+
+/// A signature of the side files' paths, sizes and mtimes (stat only).
+fn related_signature(related: &[PathBuf]) -> i64 {
+    if related.is_empty() {
+        return 0;
+    }
+    let mut h = Xxh3::new();
+    for p in related {
+        let (size, mtime) = file_stat(p);
+        h.update(p.as_os_str().as_encoded_bytes());
+        h.update(&size.to_le_bytes());
+        h.update(&mtime.to_le_bytes());
+    }
+    h.digest() as i64
+}
+
+enum ParseOutcome {
+    Done { events: u64 },
+    ResumeRefused,
+}
+
+impl Store {
+    fn file_row(&self, path: &str, key: &str) -> Result<Option<FileRow>> {
+        self.conn
+            .query_row(
+                "SELECT fid, size, mtime_ns, head_hash, related_sig, parser_version, resume,
+                        prefix_hash, live
+                 FROM files WHERE path = ?1 AND key = ?2",
+                params![path, key],
+                |r| {
+                    let resume: Option<String> = r.get(6)?;
+                    Ok(FileRow {
+                        fid: r.get(0)?,
+                        size: r.get(1)?,
+                        mtime_ns: r.get(2)?,
+                        head_hash: r.get(3)?,
+                        related_sig: r.get(4)?,
+                        parser_version: r.get(5)?,
+                        resume: resume.and_then(|s| serde_json::from_str(&s).ok()),
+                        prefix_hash: r.get(7)?,
+                        live: r.get::<_, i64>(8)? != 0,
+                    })
+                },
+            )
+            .optional()
+            .map_err(StoreError::db("read file fingerprint"))
+    }
+
+    /// Brings the index up to date with `files` (from [`scry_source::Source::discover`] /
+    /// `scry_sources::discover_all`, or one file for a single session), using `sources` (the
+    /// registry) to parse. `progress` is called after each file; returning `false` stops the
+    /// refresh with [`StoreError::Aborted`] (what was committed stays). One failing source never
+    /// stops the others: it is listed in [`RefreshReport::failed`].
+    pub fn refresh(
+        &mut self,
+        sources: &[Box<dyn Source>],
+        files: &[SourceFile],
+        opts: &RefreshOptions,
+        progress: &mut dyn FnMut(&Progress<'_>) -> bool,
+    ) -> Result<RefreshReport> {
+        let mut report = RefreshReport {
+            files: files.len(),
+            ..Default::default()
+        };
+        let mut seen: HashSet<(String, String)> = HashSet::new();
+        for (i, file) in files.iter().enumerate() {
+            let path = file.path.to_string_lossy().into_owned();
+            let key = file.key.clone().unwrap_or_default();
+            seen.insert((path.clone(), key.clone()));
+            let action = self.refresh_file(sources, file, &path, &key, opts, &mut report)?;
+            let p = Progress {
+                done: i + 1,
+                total: files.len(),
+                file,
+                action,
+            };
+            if !progress(&p) {
+                return Err(StoreError::Aborted);
+            }
+        }
+        self.mark_vanished(&seen, opts, &mut report)?;
+        Ok(report)
+    }
+
+    fn refresh_file(
+        &mut self,
+        sources: &[Box<dyn Source>],
+        file: &SourceFile,
+        path: &str,
+        key: &str,
+        opts: &RefreshOptions,
+        report: &mut RefreshReport,
+    ) -> Result<Action> {
+        let Some(source) = sources.iter().find(|s| s.id() == file.provider) else {
+            report.failed.push(FileError {
+                path: file.path.clone(),
+                key: file.key.clone(),
+                message: format!("no provider '{}' registered", file.provider),
+            });
+            return Ok(Action::Failed);
+        };
+        let source = source.as_ref();
+        let row = self.file_row(path, key)?;
+        let related_sig = related_signature(&file.related);
+        let size = i64::try_from(file.size).unwrap_or(i64::MAX);
+        let same_base = row.as_ref().is_some_and(|r| {
+            !opts.force && r.parser_version == PARSER_VERSION && r.related_sig == related_sig
+        });
+        if let Some(r) = row.as_ref().filter(|_| same_base) {
+            if r.size == size && r.mtime_ns == file.mtime_ns {
+                self.revive(r, report)?;
+                report.unchanged += 1;
+                return Ok(Action::Unchanged);
+            }
+        }
+        let head = head_hash(&file.path, &mut report.bytes_hashed);
+        // Whether the bytes before the last resume point are unchanged (computed once).
+        let prefix_ok = match row.as_ref().filter(|_| same_base) {
+            Some(FileRow {
+                resume: Some(rp),
+                prefix_hash: Some(ph),
+                ..
+            }) => Some(prefix_hash(&file.path, rp.offset, &mut report.bytes_hashed) == Some(*ph)),
+            _ => None,
+        };
+        if let Some(r) = row.as_ref().filter(|_| same_base) {
+            if r.size == size && r.head_hash == head && prefix_ok != Some(false) {
+                self.conn
+                    .execute(
+                        "UPDATE files SET mtime_ns = ?1 WHERE fid = ?2",
+                        params![file.mtime_ns, r.fid],
+                    )
+                    .map_err(StoreError::db("update fingerprint"))?;
+                self.revive(r, report)?;
+                report.unchanged += 1;
+                report.hashed += 1;
+                return Ok(Action::Unchanged);
+            }
+        }
+        let fp = (size, file.mtime_ns, head, related_sig);
+        // Append-only growth: continue from the last safe point when its prefix is intact.
+        if let Some(r) = row.as_ref().filter(|_| same_base) {
+            if let (Some(rp), Some(true), true) = (&r.resume, prefix_ok, source.resume_support()) {
+                if size >= r.size {
+                    match self.parse_file(source, file, Some(r.fid), Some(rp), fp, report)? {
+                        Ok(ParseOutcome::Done { events }) => {
+                            report.resumed += 1;
+                            report.events_written += events;
+                            return Ok(Action::Resumed);
+                        }
+                        Ok(ParseOutcome::ResumeRefused) | Err(_) => {}
+                    }
+                }
+            }
+        }
+        match self.parse_file(source, file, row.as_ref().map(|r| r.fid), None, fp, report)? {
+            Ok(ParseOutcome::Done { events }) => {
+                report.parsed += 1;
+                report.events_written += events;
+                Ok(Action::Parsed)
+            }
+            Ok(ParseOutcome::ResumeRefused) => Ok(Action::Failed),
+            Err(message) => {
+                self.record_failure(file, path, key, row.as_ref().map(|r| r.fid), fp, &message)?;
+                report.failed.push(FileError {
+                    path: file.path.clone(),
+                    key: file.key.clone(),
+                    message,
+                });
+                Ok(Action::Failed)
+            }
+        }
+    }
+
+    fn revive(&self, r: &FileRow, report: &mut RefreshReport) -> Result<()> {
+        if !r.live {
+            self.conn
+                .execute("UPDATE files SET live = 1 WHERE fid = ?1", [r.fid])
+                .map_err(StoreError::db("revive file"))?;
+            let n = self
+                .conn
+                .execute("UPDATE sessions SET live = 1 WHERE sid = ?1", [r.fid])
+                .map_err(StoreError::db("revive session"))?;
+            report.revived += n;
+        }
+        Ok(())
+    }
+
+    /// Parses one file in one transaction. The outer `Result` is a database failure (fatal);
+    /// the inner `Err` is the provider's message (the transaction was rolled back).
+    fn parse_file(
+        &mut self,
+        source: &dyn Source,
+        file: &SourceFile,
+        fid: Option<i64>,
+        resume: Option<&ResumePoint>,
+        fp: (i64, i64, i64, i64),
+        report: &mut RefreshReport,
+    ) -> Result<std::result::Result<ParseOutcome, String>> {
+        let path = file.path.to_string_lossy().into_owned();
+        let key = file.key.clone().unwrap_or_default();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(StoreError::db("begin session transaction"))?;
+        let sid = match fid {
+            Some(f) => f,
+            None => {
+                tx.execute(
+                    "INSERT INTO files(path, key, provider, size, mtime_ns, head_hash,
+                                       related_sig, parser_version)
+                     VALUES(?1, ?2, ?3, -1, 0, 0, 0, 0)",
+                    params![path, key, file.provider.as_str()],
+                )
+                .map_err(StoreError::db("insert file"))?;
+                tx.last_insert_rowid()
+            }
+        };
+        let (first_seq, first_warning) = match resume {
+            Some(rp) => (rp.emitter.events, rp.emitter.warnings),
+            None => (0, 0),
+        };
+        delete_tail(&tx, sid, first_seq, first_warning)?;
+        let mut sink = IndexSink::new(&tx, sid, first_warning);
+        let parsed = {
+            let (out, res) = match resume {
+                Some(rp) => {
+                    let mut out = Emitter::resumed(&mut sink, &rp.emitter);
+                    let res = source.parse_into_from(file, rp, &mut out);
+                    (out, res)
+                }
+                None => {
+                    let mut out = Emitter::new(&mut sink);
+                    let res = source.parse_into(file, &mut out);
+                    (out, res)
+                }
+            };
+            match res {
+                Ok(mut header) => {
+                    out.finish_header(&mut header);
+                    Ok((header, out.count()))
+                }
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        if let Some(e) = sink.error.take() {
+            return Err(e);
+        }
+        let (header, count) = match parsed {
+            Ok(x) => x,
+            Err(message) => {
+                drop(sink);
+                tx.rollback().map_err(StoreError::db("roll back session"))?;
+                return Ok(if resume.is_some() {
+                    Ok(ParseOutcome::ResumeRefused)
+                } else {
+                    Err(message)
+                });
+            }
+        };
+        let new_resume = sink.resume.take().or_else(|| resume.cloned());
+        let events = sink.written;
+        drop(sink);
+        write_header(&tx, sid, &header, count, true)?;
+        let prefix = new_resume
+            .as_ref()
+            .and_then(|rp| prefix_hash(&file.path, rp.offset, &mut report.bytes_hashed));
+        let resume_json = match (&new_resume, prefix) {
+            (Some(rp), Some(_)) => serde_json::to_string(rp).ok(),
+            _ => None,
+        };
+        tx.execute(
+            "UPDATE files SET provider = ?1, size = ?2, mtime_ns = ?3, head_hash = ?4,
+                 related_sig = ?5, parser_version = ?6, resume = ?7, prefix_hash = ?8, live = 1,
+                 error = NULL
+             WHERE fid = ?9",
+            params![
+                file.provider.as_str(),
+                fp.0,
+                fp.1,
+                fp.2,
+                fp.3,
+                PARSER_VERSION,
+                resume_json,
+                prefix,
+                sid
+            ],
+        )
+        .map_err(StoreError::db("update fingerprint"))?;
+        tx.commit().map_err(StoreError::db("commit session"))?;
+        Ok(Ok(ParseOutcome::Done { events }))
+    }
+
+    /// Remembers a failed parse with the file's fingerprint, so an unchanged broken source is not
+    /// re-parsed on every refresh (a poison source must not loop). A previously indexed session
+    /// of that file stays as it was.
+    fn record_failure(
+        &mut self,
+        file: &SourceFile,
+        path: &str,
+        key: &str,
+        fid: Option<i64>,
+        fp: (i64, i64, i64, i64),
+        message: &str,
+    ) -> Result<()> {
+        match fid {
+            Some(fid) => self.conn.execute(
+                "UPDATE files SET size = ?1, mtime_ns = ?2, head_hash = ?3, related_sig = ?4,
+                     parser_version = ?5, error = ?6 WHERE fid = ?7",
+                params![fp.0, fp.1, fp.2, fp.3, PARSER_VERSION, message, fid],
+            ),
+            None => self.conn.execute(
+                "INSERT INTO files(path, key, provider, size, mtime_ns, head_hash, related_sig,
+                                   parser_version, error)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    path,
+                    key,
+                    file.provider.as_str(),
+                    fp.0,
+                    fp.1,
+                    fp.2,
+                    fp.3,
+                    PARSER_VERSION,
+                    message
+                ],
+            ),
+        }
+        .map_err(StoreError::db("record parse failure"))?;
+        Ok(())
+    }
+
+    fn mark_vanished(
+        &mut self,
+        seen: &HashSet<(String, String)>,
+        opts: &RefreshOptions,
+        report: &mut RefreshReport,
+    ) -> Result<()> {
+        let rows: Vec<(i64, String, String, String)> = {
+            let mut st = self
+                .conn
+                .prepare("SELECT fid, path, key, provider FROM files WHERE live = 1")
+                .map_err(StoreError::db("list files"))?;
+            let rows = st
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .map_err(StoreError::db("list files"))?;
+            rows.collect::<rusqlite::Result<_>>()
+                .map_err(StoreError::db("list files"))?
+        };
+        for (fid, path, key, provider) in rows {
+            if seen.contains(&(path.clone(), key)) {
+                continue;
+            }
+            let complete = opts.complete_all
+                || opts
+                    .complete_for
+                    .iter()
+                    .any(|p| p.as_str() == provider.as_str());
+            if complete || !Path::new(&path).exists() {
+                self.conn
+                    .execute("UPDATE files SET live = 0 WHERE fid = ?1", [fid])
+                    .map_err(StoreError::db("mark vanished"))?;
+                report.vanished += self
+                    .conn
+                    .execute("UPDATE sessions SET live = 0 WHERE sid = ?1", [fid])
+                    .map_err(StoreError::db("mark vanished"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes every session whose source is gone (`live: false`) and its file record
+    /// (`index --prune`). Returns how many sessions were removed.
+    pub fn prune(&mut self) -> Result<usize> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(StoreError::db("begin prune"))?;
+        let fids: Vec<i64> = {
+            let mut st = tx
+                .prepare("SELECT fid FROM files WHERE live = 0")
+                .map_err(StoreError::db("list vanished"))?;
+            let rows = st
+                .query_map([], |r| r.get(0))
+                .map_err(StoreError::db("list vanished"))?;
+            rows.collect::<rusqlite::Result<_>>()
+                .map_err(StoreError::db("list vanished"))?
+        };
+        let mut removed = 0;
+        for fid in fids {
+            let had: i64 = tx
+                .query_row("SELECT count(*) FROM sessions WHERE sid = ?1", [fid], |r| {
+                    r.get(0)
+                })
+                .map_err(StoreError::db("count session"))?;
+            delete_session(&tx, fid)?;
+            tx.execute("DELETE FROM files WHERE fid = ?1", [fid])
+                .map_err(StoreError::db("delete file"))?;
+            removed += usize::try_from(had).unwrap_or(0);
+        }
+        tx.commit().map_err(StoreError::db("commit prune"))?;
+        Ok(removed)
+    }
+}

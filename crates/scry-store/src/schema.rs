@@ -1,0 +1,204 @@
+//! The database layout and its layer versions (SPEC S-I1).
+//!
+//! Four version numbers, each owning one layer:
+//! - [`SCHEMA_VERSION`]: the table layout. A change drops every table and rebuilds from the
+//!   sources (the sources can rebuild everything; there are no migrations).
+//! - [`PARSER_VERSION`]: L1 (sessions, events, warnings). Stored per file; a file indexed by
+//!   another parser version is re-parsed on the next refresh.
+//! - [`EXTRACTOR_VERSION`]: L2 facts. A change clears the `facts` table, which the facts layer
+//!   recomputes from stored events without reading a source byte.
+//! - [`EDGE_VERSION`]: L3 relations, likewise for the `edges` table.
+//!
+//! Tables:
+//! - `files`: one row per discovered source (path + key inside a multi-session store) with its
+//!   fingerprint (size, mtime, xxh3 of the first 64 KB, a stat signature of side files), the
+//!   last resume point and the hash proving the bytes before it, and `live`.
+//! - `sessions`: one row per session (`sid` = the file's id), the header as JSON plus indexed
+//!   columns for the filters (provider, cwd, created, updated, kind, parent, live, title).
+//! - `events`: one row per event; `id` = `sid << 32 | seq` (so a session's events are one
+//!   contiguous rowid range and need no second index), kind / turn / time / surface columns, the
+//!   text whole, `aux` = the searchable text of tool name and arguments, `rest` = the rest of the
+//!   event as JSON.
+//! - `warnings`: the session's warnings in order, as JSON.
+//! - `events_fts`: a contentless FTS5 table with the trigram tokenizer over `text` + `aux`, kept
+//!   small with `detail=none` (no positions: a query is an AND of single trigrams; FTS5 refuses
+//!   `columnsize=0` together with `contentless_delete`); it only narrows candidates for search.
+//! - `facts`, `edges`: reserved for L2 / L3 (scry-facts); empty until that layer writes them.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::error::{Result, StoreError};
+
+/// Version of the table layout; a change rebuilds the index from scratch.
+pub const SCHEMA_VERSION: i64 = 1;
+/// Version of L1 (how sessions and events are stored and which parser produced them).
+pub const PARSER_VERSION: i64 = 1;
+/// Version of L2 (facts extracted from stored events).
+pub const EXTRACTOR_VERSION: i64 = 1;
+/// Version of L3 (relations between sessions).
+pub const EDGE_VERSION: i64 = 1;
+
+const DDL: &str = "
+CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE files(
+    fid INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    key TEXT NOT NULL DEFAULT '',
+    provider TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    head_hash INTEGER NOT NULL,
+    related_sig INTEGER NOT NULL,
+    parser_version INTEGER NOT NULL,
+    resume TEXT,
+    prefix_hash INTEGER,
+    live INTEGER NOT NULL DEFAULT 1,
+    error TEXT,
+    UNIQUE(path, key)
+);
+CREATE TABLE sessions(
+    sid INTEGER PRIMARY KEY,
+    uri TEXT NOT NULL UNIQUE,
+    provider TEXT NOT NULL,
+    cwd TEXT,
+    created INTEGER,
+    updated INTEGER,
+    kind TEXT NOT NULL,
+    parent TEXT,
+    live INTEGER NOT NULL,
+    title TEXT,
+    artifacts TEXT,
+    events INTEGER NOT NULL,
+    header TEXT NOT NULL
+);
+CREATE INDEX sessions_updated ON sessions(updated);
+CREATE INDEX sessions_cwd ON sessions(cwd);
+CREATE TABLE events(
+    id INTEGER PRIMARY KEY,
+    kind INTEGER NOT NULL,
+    turn INTEGER NOT NULL,
+    time INTEGER,
+    surface INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    aux TEXT,
+    rest TEXT NOT NULL
+);
+CREATE TABLE warnings(
+    sid INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY(sid, n)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE events_fts USING fts5(
+    doc, tokenize = 'trigram', content = '', contentless_delete = 1, detail = none
+);
+CREATE TABLE facts(sid INTEGER NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL);
+CREATE INDEX facts_sid ON facts(sid);
+CREATE TABLE edges(
+    src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL,
+    evidence INTEGER NOT NULL, body TEXT
+);
+";
+
+fn meta_get(conn: &Connection, key: &str) -> Result<Option<i64>> {
+    let has_meta: bool = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .map_err(StoreError::db("read schema"))?
+        > 0;
+    if !has_meta {
+        return Ok(None);
+    }
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()
+        .map_err(StoreError::db("read meta"))
+}
+
+fn meta_set(conn: &Connection, key: &str, value: i64) -> Result<()> {
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES(?1, ?2)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        params![key, value],
+    )
+    .map_err(StoreError::db("write meta"))?;
+    Ok(())
+}
+
+/// Brings the database to the current layout: creates it when empty, drops and recreates it
+/// when the schema version differs, and clears L2 / L3 when their versions changed.
+pub(crate) fn ensure(conn: &mut Connection) -> Result<()> {
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(StoreError::db("begin schema transaction"))?;
+    if meta_get(&tx, "schema_version")? != Some(SCHEMA_VERSION) {
+        let names: Vec<(String, String)> = {
+            let mut st = tx
+                .prepare(
+                    "SELECT type, name FROM sqlite_master
+                     WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'",
+                )
+                .map_err(StoreError::db("list tables"))?;
+            let rows = st
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(StoreError::db("list tables"))?;
+            rows.collect::<rusqlite::Result<_>>()
+                .map_err(StoreError::db("list tables"))?
+        };
+        for (ty, name) in names {
+            // FTS shadow tables disappear with their virtual table.
+            let exists: i64 = tx
+                .query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE name = ?1",
+                    [&name],
+                    |r| r.get(0),
+                )
+                .map_err(StoreError::db("list tables"))?;
+            if exists == 0 {
+                continue;
+            }
+            let kw = if ty == "view" { "VIEW" } else { "TABLE" };
+            tx.execute_batch(&format!(
+                "DROP {kw} IF EXISTS \"{}\"",
+                name.replace('"', "\"\"")
+            ))
+            .map_err(StoreError::db("drop old schema"))?;
+        }
+        tx.execute_batch(DDL)
+            .map_err(StoreError::db("create schema"))?;
+        meta_set(&tx, "schema_version", SCHEMA_VERSION)?;
+        meta_set(&tx, "parser_version", PARSER_VERSION)?;
+    }
+    if meta_get(&tx, "extractor_version")? != Some(EXTRACTOR_VERSION) {
+        tx.execute("DELETE FROM facts", [])
+            .map_err(StoreError::db("clear facts"))?;
+        meta_set(&tx, "extractor_version", EXTRACTOR_VERSION)?;
+    }
+    if meta_get(&tx, "edge_version")? != Some(EDGE_VERSION) {
+        tx.execute("DELETE FROM edges", [])
+            .map_err(StoreError::db("clear edges"))?;
+        meta_set(&tx, "edge_version", EDGE_VERSION)?;
+    }
+    meta_set(&tx, "parser_version", PARSER_VERSION)?;
+    tx.commit().map_err(StoreError::db("commit schema"))?;
+    Ok(())
+}
+
+/// The stored layer versions (schema, parser, extractor, edge).
+pub(crate) fn versions(conn: &Connection) -> Result<[i64; 4]> {
+    let mut out = [0; 4];
+    for (i, key) in [
+        "schema_version",
+        "parser_version",
+        "extractor_version",
+        "edge_version",
+    ]
+    .iter()
+    .enumerate()
+    {
+        out[i] = meta_get(conn, key)?.unwrap_or(0);
+    }
+    Ok(out)
+}

@@ -1,0 +1,357 @@
+//! Search over the index: candidates from the trigram FTS table (or a scan of stored text when
+//! the query cannot be narrowed), verified by the same matcher as the direct path, then ranked
+//! and shown by the shared engine.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::{params, params_from_iter, OptionalExtension};
+
+use super::engine::{self, page_within, rank, self_echo, Plan, RawHit, SessionMatch};
+use super::{Field, Hit, SearchPlan, SearchRequest, SearchResponse, SessionHits, SessionSearch};
+use crate::codec::{event_from, event_id, event_id_range, kind_from_i, kind_to_i, split_aux};
+use crate::error::{Result, StoreError};
+use crate::Store;
+
+/// Scanning per session range instead of the whole table below this many sessions in scope.
+const RANGE_SCAN_MAX: usize = 256;
+
+impl Store {
+    /// Searches every session in scope (S-S1…S-S6); see [`crate::search`] for the semantics.
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let plan = Plan::new(req, false)?;
+        let scope = self.scope_sids(req)?;
+        let (by_sid, used) = self.collect(&plan, scope.as_ref())?;
+        let mut matches = Vec::new();
+        for (sid, hits) in by_sid {
+            let (uri, updated): (String, Option<i64>) = self
+                .conn
+                .query_row(
+                    "SELECT uri, updated FROM sessions WHERE sid = ?1",
+                    [sid],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .map_err(StoreError::db("read session"))?;
+            matches.push(SessionMatch {
+                key: sid,
+                uri,
+                updated,
+                hits,
+            });
+        }
+        self.mark_self(req, &mut matches)?;
+        let ranked = rank(req, &plan, matches);
+        let mut sessions = Vec::new();
+        for (m, best, n, more) in ranked.sessions {
+            let header = self.header(&m.uri)?;
+            let hits = m
+                .hits
+                .iter()
+                .map(|h| self.show_hit(req, m.key, &header, h))
+                .collect::<Result<Vec<_>>>()?;
+            sessions.push(SessionHits {
+                header,
+                score: best,
+                hit_count: n,
+                hits,
+                has_more_hits: more,
+            });
+        }
+        Ok(SearchResponse {
+            sessions,
+            total_matches: ranked.total_matches,
+            total_sessions: ranked.total_sessions,
+            self_folded: ranked.self_folded,
+            next_cursor: ranked.next_cursor,
+            plan: used,
+        })
+    }
+
+    /// Searches one session (S-Q5): its header comes back even with zero hits. `req.filter` is
+    /// ignored; `max_hits` is the page size and the cursor pages over hits.
+    pub fn search_session(&self, uri: &str, req: &SearchRequest) -> Result<SessionSearch> {
+        let plan = Plan::new(req, true)?;
+        let (sid, header, _) = self.sid_of(uri)?;
+        let scope: HashSet<i64> = [sid].into_iter().collect();
+        let (mut by_sid, _) = self.collect(&plan, Some(&scope))?;
+        let hits = by_sid.remove(&sid).unwrap_or_default();
+        let mut matches = vec![SessionMatch {
+            key: sid,
+            uri: uri.to_string(),
+            updated: None,
+            hits,
+        }];
+        self.mark_self(req, &mut matches)?;
+        let hits = matches.pop().map(|m| m.hits).unwrap_or_default();
+        let (page, total, folded, next) = page_within(req, &plan, hits);
+        let hits = page
+            .iter()
+            .map(|h| self.show_hit(req, sid, &header, h))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(SessionSearch {
+            header,
+            hits,
+            total_matches: total,
+            self_folded: folded,
+            next_cursor: next,
+        })
+    }
+
+    /// The sids in scope, or `None` for every session.
+    fn scope_sids(&self, req: &SearchRequest) -> Result<Option<HashSet<i64>>> {
+        if req.filter.is_empty() {
+            return Ok(None);
+        }
+        let (cond, params) = req.filter.to_sql();
+        let mut st = self
+            .conn
+            .prepare_cached(&format!("SELECT sid FROM sessions WHERE {cond}"))
+            .map_err(StoreError::db("scope sessions"))?;
+        let rows = st
+            .query_map(params_from_iter(params), |r| r.get::<_, i64>(0))
+            .map_err(StoreError::db("scope sessions"))?;
+        let set = rows
+            .collect::<rusqlite::Result<HashSet<i64>>>()
+            .map_err(StoreError::db("scope sessions"))?;
+        Ok(Some(set))
+    }
+
+    fn collect(
+        &self,
+        plan: &Plan,
+        scope: Option<&HashSet<i64>>,
+    ) -> Result<(HashMap<i64, Vec<RawHit>>, SearchPlan)> {
+        let mut by_sid: HashMap<i64, Vec<RawHit>> = HashMap::new();
+        let in_scope = |sid: i64| scope.is_none_or(|s| s.contains(&sid));
+        let kind_ok = |k: i64| kind_from_i(k).is_some_and(|k| plan.kinds.contains(&k));
+        if let Some(q) = &plan.matcher.fts {
+            let ids: Vec<i64> = {
+                let mut st = self
+                    .conn
+                    .prepare_cached("SELECT rowid FROM events_fts WHERE events_fts MATCH ?1")
+                    .map_err(StoreError::db("trigram candidates"))?;
+                let rows = st
+                    .query_map([q], |r| r.get(0))
+                    .map_err(StoreError::db("trigram candidates"))?;
+                rows.collect::<rusqlite::Result<_>>()
+                    .map_err(StoreError::db("trigram candidates"))?
+            };
+            let candidates = ids.len() as u64;
+            let mut ev = self
+                .conn
+                .prepare_cached("SELECT kind, turn, text, aux FROM events WHERE id = ?1")
+                .map_err(StoreError::db("read candidate"))?;
+            for id in ids {
+                let sid = id >> 32;
+                let seq = (id & 0xFFFF_FFFF) as u32;
+                if !in_scope(sid) {
+                    continue;
+                }
+                if seq == u32::MAX {
+                    let hits = self.session_level(plan, sid)?;
+                    if !hits.is_empty() {
+                        by_sid.entry(sid).or_default().extend(hits);
+                    }
+                    continue;
+                }
+                let row: Option<(i64, u32, String, Option<String>)> = ev
+                    .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                    .optional()
+                    .map_err(StoreError::db("read candidate"))?;
+                let Some((kind, turn, text, aux)) = row else {
+                    continue;
+                };
+                if !kind_ok(kind) {
+                    continue;
+                }
+                let Some(k) = kind_from_i(kind) else { continue };
+                let hits = plan.event_hits(seq, k, turn, &text, aux.as_deref());
+                if !hits.is_empty() {
+                    by_sid.entry(sid).or_default().extend(hits);
+                }
+            }
+            for hits in by_sid.values_mut() {
+                hits.sort_by_key(|h| (h.seq.map_or(0, |s| i64::from(s) + 1), h.field));
+            }
+            return Ok((by_sid, SearchPlan::Trigram { candidates }));
+        }
+        // No narrowing: scan stored text.
+        if !plan.session_fields.is_empty() {
+            let mut st = self
+                .conn
+                .prepare_cached(
+                    "SELECT sid FROM sessions WHERE title IS NOT NULL OR artifacts IS NOT NULL",
+                )
+                .map_err(StoreError::db("scan titles"))?;
+            let sids = st
+                .query_map([], |r| r.get::<_, i64>(0))
+                .map_err(StoreError::db("scan titles"))?
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .map_err(StoreError::db("scan titles"))?;
+            for sid in sids.into_iter().filter(|s| in_scope(*s)) {
+                let hits = self.session_level(plan, sid)?;
+                if !hits.is_empty() {
+                    by_sid.entry(sid).or_default().extend(hits);
+                }
+            }
+        }
+        if plan.kinds.is_empty() {
+            return Ok((by_sid, SearchPlan::Scan));
+        }
+        let kinds: Vec<String> = plan
+            .kinds
+            .iter()
+            .map(|k| kind_to_i(*k).to_string())
+            .collect();
+        let kind_list = kinds.join(",");
+        let ranges: Vec<(i64, i64)> = match scope {
+            Some(s) if s.len() <= RANGE_SCAN_MAX => {
+                let mut v: Vec<i64> = s.iter().copied().collect();
+                v.sort_unstable();
+                v.into_iter().map(event_id_range).collect()
+            }
+            _ => vec![(i64::MIN, i64::MAX)],
+        };
+        let mut st = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT id, kind, turn, text, aux FROM events
+                 WHERE id BETWEEN ?1 AND ?2 AND kind IN ({kind_list})"
+            ))
+            .map_err(StoreError::db("scan events"))?;
+        for (lo, hi) in ranges {
+            let mut rows = st
+                .query(params![lo, hi])
+                .map_err(StoreError::db("scan events"))?;
+            while let Some(r) = rows.next().map_err(StoreError::db("scan events"))? {
+                let id: i64 = r.get(0).map_err(StoreError::db("scan events"))?;
+                let sid = id >> 32;
+                if !in_scope(sid) {
+                    continue;
+                }
+                let kind: i64 = r.get(1).map_err(StoreError::db("scan events"))?;
+                let Some(k) = kind_from_i(kind) else { continue };
+                let turn: u32 = r.get(2).map_err(StoreError::db("scan events"))?;
+                let text = r.get_ref(3).map_err(StoreError::db("scan events"))?;
+                let text = text.as_str().unwrap_or("");
+                let aux = r.get_ref(4).map_err(StoreError::db("scan events"))?;
+                let aux = aux.as_str_or_null().ok().flatten();
+                let hits = plan.event_hits((id & 0xFFFF_FFFF) as u32, k, turn, text, aux);
+                if !hits.is_empty() {
+                    by_sid.entry(sid).or_default().extend(hits);
+                }
+            }
+        }
+        for hits in by_sid.values_mut() {
+            hits.sort_by_key(|h| (h.seq.map_or(0, |s| i64::from(s) + 1), h.field));
+        }
+        Ok((by_sid, SearchPlan::Scan))
+    }
+
+    fn session_level(&self, plan: &Plan, sid: i64) -> Result<Vec<RawHit>> {
+        let (title, artifacts): (Option<String>, Option<String>) = self
+            .conn
+            .prepare_cached("SELECT title, artifacts FROM sessions WHERE sid = ?1")
+            .and_then(|mut st| st.query_row([sid], |r| Ok((r.get(0)?, r.get(1)?))))
+            .map_err(StoreError::db("read title"))?;
+        Ok(plan.session_hits(title.as_deref(), artifacts.as_deref()))
+    }
+
+    /// Flags self-echo hits in the caller's session.
+    fn mark_self(&self, req: &SearchRequest, matches: &mut [SessionMatch]) -> Result<()> {
+        let Some(caller) = &req.caller else {
+            return Ok(());
+        };
+        let Some(m) = matches.iter_mut().find(|m| m.uri == caller.uri) else {
+            return Ok(());
+        };
+        let (lo, hi) = event_id_range(m.key);
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT id, kind, time, aux, rest FROM events
+                 WHERE id BETWEEN ?1 AND ?2 AND kind IN (?3, ?4)",
+            )
+            .map_err(StoreError::db("read caller events"))?;
+        let rows = st
+            .query_map(
+                params![
+                    lo,
+                    hi,
+                    kind_to_i(scry_model::EventKind::ToolCall),
+                    kind_to_i(scry_model::EventKind::ToolResult)
+                ],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, Option<i64>>(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                        r.get::<_, String>(4)?,
+                    ))
+                },
+            )
+            .map_err(StoreError::db("read caller events"))?;
+        let mut evs = Vec::new();
+        for row in rows {
+            let (id, kind, time, aux, rest) = row.map_err(StoreError::db("read caller events"))?;
+            let call_id = serde_json::from_str::<serde_json::Value>(&rest)
+                .ok()
+                .and_then(|v| {
+                    v.get("call_id")
+                        .and_then(|c| c.as_str())
+                        .map(str::to_string)
+                });
+            if let Some(k) = kind_from_i(kind) {
+                evs.push(((id & 0xFFFF_FFFF) as u32, k, time, aux, call_id));
+            }
+        }
+        let echo = self_echo(
+            evs.iter()
+                .map(|(s, k, t, a, c)| (*s, *k, *t, a.as_deref(), c.as_deref())),
+            caller.now,
+        );
+        for h in &mut m.hits {
+            h.self_echo = h.seq.is_some_and(|q| echo.contains(&q));
+        }
+        Ok(())
+    }
+
+    fn show_hit(
+        &self,
+        req: &SearchRequest,
+        sid: i64,
+        header: &scry_model::Header,
+        h: &RawHit,
+    ) -> Result<Hit> {
+        let Some(seq) = h.seq else {
+            let text = match h.field {
+                Field::Title => header.title.clone().unwrap_or_default(),
+                _ => header.artifacts.join("\n"),
+            };
+            return Ok(engine::show(req, header, h, &text, None, None));
+        };
+        let (text, aux, rest): (String, Option<String>, String) = self
+            .conn
+            .prepare_cached("SELECT text, aux, rest FROM events WHERE id = ?1")
+            .and_then(|mut st| {
+                st.query_row([event_id(sid, seq)], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                })
+            })
+            .map_err(StoreError::db("read hit"))?;
+        let event = event_from(&header.uri, String::new(), &rest)?;
+        let field_text = match h.field {
+            Field::Tool => split_aux(aux.as_deref().unwrap_or("")).0.to_string(),
+            Field::Args => split_aux(aux.as_deref().unwrap_or("")).1.to_string(),
+            _ => text,
+        };
+        Ok(engine::show(
+            req,
+            header,
+            h,
+            &field_text,
+            Some(event.locator),
+            event.time,
+        ))
+    }
+}

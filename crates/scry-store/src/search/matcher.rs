@@ -1,0 +1,294 @@
+//! The matcher: the regex (the single authority on what matches), the required literals that
+//! may narrow candidates through the trigram index, and the FTS query built from them.
+
+use regex::{Regex, RegexBuilder};
+use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange, Hir, HirKind};
+
+use super::{SearchMode, SearchRequest, TermsOperator};
+use crate::error::{Result, StoreError};
+
+/// Ranges kept per field (one more than shown, to know there are more).
+pub(crate) const KEEP_RANGES: usize = 21;
+/// Trigrams used per conjunction at most (evenly spaced; still a superset of the matches).
+const MAX_GRAMS: usize = 12;
+
+/// Matches of all patterns in one field.
+#[derive(Debug, Default)]
+pub(crate) struct FieldMatch {
+    /// First matches as byte ranges, sorted and merged (at most [`KEEP_RANGES`]).
+    pub ranges: Vec<(usize, usize)>,
+    /// Number of (non-empty) matches.
+    pub count: usize,
+    /// Which patterns matched.
+    pub patterns: u64,
+}
+
+pub(crate) struct Matcher {
+    pats: Vec<Regex>,
+    and: bool,
+    /// The FTS5 query narrowing candidates, when the query allows it.
+    pub fts: Option<String>,
+}
+
+impl Matcher {
+    pub fn new(req: &SearchRequest) -> Result<Matcher> {
+        let ci = !req.case_sensitive;
+        let build = |p: &str| -> Result<Regex> {
+            RegexBuilder::new(p)
+                .case_insensitive(ci)
+                .size_limit(64 << 20)
+                .build()
+                .map_err(|e| StoreError::InvalidQuery(e.to_string()))
+        };
+        let (pats, and, disj): (Vec<Regex>, bool, Vec<Vec<String>>) = match req.mode {
+            SearchMode::Literal => {
+                if req.query.is_empty() {
+                    return Err(StoreError::InvalidQuery("empty query".into()));
+                }
+                (
+                    vec![build(&regex::escape(&req.query))?],
+                    false,
+                    vec![vec![req.query.clone()]],
+                )
+            }
+            SearchMode::Regex => {
+                if req.query.is_empty() {
+                    return Err(StoreError::InvalidQuery("empty regex".into()));
+                }
+                let re = build(&req.query)?;
+                let mut req_lits = Vec::new();
+                if let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(&req.query) {
+                    required(&hir, &mut req_lits);
+                }
+                (vec![re], false, vec![req_lits])
+            }
+            SearchMode::Terms => {
+                if req.terms.is_empty() {
+                    return Err(StoreError::InvalidQuery("no terms given".into()));
+                }
+                if req.terms.iter().any(String::is_empty) {
+                    return Err(StoreError::InvalidQuery("empty term".into()));
+                }
+                let pats = req
+                    .terms
+                    .iter()
+                    .map(|t| build(&regex::escape(t)))
+                    .collect::<Result<Vec<_>>>()?;
+                match req.operator {
+                    TermsOperator::And => (pats, true, vec![req.terms.clone()]),
+                    TermsOperator::Or => (
+                        pats,
+                        false,
+                        req.terms.iter().map(|t| vec![t.clone()]).collect(),
+                    ),
+                }
+            }
+        };
+        if pats.len() > 64 {
+            return Err(StoreError::InvalidQuery("at most 64 terms".into()));
+        }
+        let fts = fts_query(&disj, ci);
+        Ok(Matcher { pats, and, fts })
+    }
+
+    /// Matches in one field.
+    pub fn field(&self, text: &str) -> FieldMatch {
+        let mut fm = FieldMatch::default();
+        for (i, re) in self.pats.iter().enumerate() {
+            let mut kept = 0;
+            for m in re.find_iter(text) {
+                if m.start() == m.end() {
+                    continue;
+                }
+                fm.count += 1;
+                fm.patterns |= 1 << i;
+                if kept < KEEP_RANGES {
+                    fm.ranges.push((m.start(), m.end()));
+                    kept += 1;
+                }
+            }
+        }
+        if self.pats.len() > 1 {
+            fm.ranges.sort_unstable();
+            let mut merged: Vec<(usize, usize)> = Vec::with_capacity(fm.ranges.len());
+            for (s, e) in fm.ranges.drain(..) {
+                match merged.last_mut() {
+                    Some(last) if s < last.1 => last.1 = last.1.max(e),
+                    _ => merged.push((s, e)),
+                }
+            }
+            merged.truncate(KEEP_RANGES);
+            fm.ranges = merged;
+        }
+        fm
+    }
+
+    /// Whether the union of pattern bits found across an event's fields qualifies the event.
+    pub fn qualifies(&self, patterns: u64) -> bool {
+        if self.and {
+            let all = if self.pats.len() >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << self.pats.len()) - 1
+            };
+            patterns & all == all
+        } else {
+            patterns != 0
+        }
+    }
+}
+
+/// Strings that every match of `h` must contain (conservative: alternations and optional parts
+/// contribute nothing).
+fn required(h: &Hir, out: &mut Vec<String>) {
+    match h.kind() {
+        HirKind::Literal(l) => {
+            if let Ok(s) = std::str::from_utf8(&l.0) {
+                out.push(s.to_string());
+            }
+        }
+        HirKind::Concat(subs) => {
+            let mut run = String::new();
+            for s in subs {
+                match s.kind() {
+                    HirKind::Literal(l) => match std::str::from_utf8(&l.0) {
+                        Ok(t) => run.push_str(t),
+                        Err(_) => {
+                            if !run.is_empty() {
+                                out.push(std::mem::take(&mut run));
+                            }
+                        }
+                    },
+                    _ => {
+                        if !run.is_empty() {
+                            out.push(std::mem::take(&mut run));
+                        }
+                        required(s, out);
+                    }
+                }
+            }
+            if !run.is_empty() {
+                out.push(run);
+            }
+        }
+        HirKind::Capture(c) => required(&c.sub, out),
+        HirKind::Repetition(r) if r.min >= 1 => required(&r.sub, out),
+        _ => {}
+    }
+}
+
+/// Whether the FTS trigram tokenizer (ASCII / Unicode folding with `case_sensitive=0`) keeps
+/// every text the regex would match for `c` — i.e. `c` has no case variants, or exactly one
+/// ASCII partner. NUL is never used.
+fn safe_char(c: char, case_insensitive: bool) -> bool {
+    if c == '\0' {
+        return false;
+    }
+    if !case_insensitive {
+        return true;
+    }
+    let mut cls = ClassUnicode::new([ClassUnicodeRange::new(c, c)]);
+    if cls.try_case_fold_simple().is_err() {
+        return false;
+    }
+    let mut members = Vec::new();
+    for r in cls.iter() {
+        for ch in r.start()..=r.end() {
+            members.push(ch);
+            if members.len() > 2 {
+                return false;
+            }
+        }
+    }
+    match members.as_slice() {
+        [only] => *only == c,
+        [a, b] => a.is_ascii() && b.is_ascii(),
+        _ => false,
+    }
+}
+
+fn quote(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// The trigrams of one conjunction: every ≥ 3-character run of safe characters of every
+/// literal, cut into overlapping trigrams, at most [`MAX_GRAMS`] evenly spaced.
+fn grams(lits: &[String], ci: bool) -> Vec<String> {
+    let mut all: Vec<String> = Vec::new();
+    for lit in lits {
+        let mut run: Vec<char> = Vec::new();
+        let flush = |run: &mut Vec<char>, all: &mut Vec<String>| {
+            if run.len() >= 3 {
+                for w in run.windows(3) {
+                    let g: String = w.iter().collect();
+                    if !all.contains(&g) {
+                        all.push(g);
+                    }
+                }
+            }
+            run.clear();
+        };
+        for c in lit.chars() {
+            if safe_char(c, ci) {
+                run.push(c);
+            } else {
+                flush(&mut run, &mut all);
+            }
+        }
+        flush(&mut run, &mut all);
+    }
+    if all.len() > MAX_GRAMS {
+        let n = all.len();
+        all = (0..MAX_GRAMS)
+            .map(|i| all[i * (n - 1) / (MAX_GRAMS - 1)].clone())
+            .collect();
+    }
+    all
+}
+
+/// The FTS5 query for a disjunction of conjunctions of required literals, or `None` when some
+/// disjunct has no usable trigram (then nothing can be narrowed).
+fn fts_query(disj: &[Vec<String>], ci: bool) -> Option<String> {
+    if disj.is_empty() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for conj in disj {
+        let g = grams(conj, ci);
+        if g.is_empty() {
+            return None;
+        }
+        let and: Vec<String> = g.iter().map(|x| quote(x)).collect();
+        parts.push(format!("({})", and.join(" AND ")));
+    }
+    Some(parts.join(" OR "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fts_query_quotes_everything() {
+        let q = fts_query(&[vec!["a\"b OR c*".into()]], true).unwrap();
+        assert!(q.starts_with("(\"a\"\"b\""), "{q}");
+        assert!(fts_query(&[vec!["会话".into()]], true).is_none());
+        assert!(fts_query(&[vec!["跨会话".into()]], true).is_some());
+        // `k` and `s` have non-ASCII case partners (K, ſ): not narrowed case-insensitively.
+        assert!(fts_query(&[vec!["ask".into()]], true).is_none());
+        assert!(fts_query(&[vec!["ask".into()]], false).is_some());
+    }
+
+    #[test]
+    fn required_literals_of_regexes() {
+        let lits = |p: &str| {
+            let hir = regex_syntax::ParserBuilder::new().build().parse(p).unwrap();
+            let mut out = Vec::new();
+            required(&hir, &mut out);
+            out
+        };
+        assert_eq!(lits(r"src/.*ledger\.ts"), vec!["src/", "ledger.ts"]);
+        assert!(lits("foo|bar").is_empty());
+        assert_eq!(lits("abc?def"), vec!["ab", "def"]);
+    }
+}

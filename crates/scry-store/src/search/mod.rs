@@ -1,0 +1,292 @@
+//! Search (SPEC §5, S-S1…S-S6): one request type, one response type, two scopes (across
+//! sessions, grouped and ranked; within one session, header always returned — S-Q5), and two
+//! back ends with identical answers: the index ([`crate::Store::search`]) and parsed sessions
+//! ([`search_direct`], for `--no-index`).
+//!
+//! Semantics:
+//! - `literal` (default): the query is one string, spaces included; `regex`: Rust `regex`
+//!   syntax (an invalid pattern is `INVALID_QUERY` with the engine's message); `terms`: several
+//!   literals combined with AND / OR over the fields of one event.
+//! - Unicode case-insensitive unless `case_sensitive`; any script matches as a substring,
+//!   1- and 2-character queries included. Empty matches (e.g. `a*`) are ignored.
+//! - The regex engine is the single authority on what matches. The trigram FTS table only
+//!   narrows candidates when the query (or a regex's required literal) has a run of ≥ 3
+//!   characters whose case folding the FTS tokenizer reproduces exactly; otherwise stored text is
+//!   scanned. Query text is always data: FTS queries are built from quoted trigrams and passed as
+//!   bound parameters.
+//! - Areas: `dialogue` = user, assistant and compaction text plus session titles; `tools` = tool
+//!   calls and results (text, tool name, argument values); `artifacts` = artifact paths; `all`
+//!   = every kind but thinking, plus titles and artifacts. A non-empty `kinds` list replaces the
+//!   area's event kinds (so `kinds: [thinking]` searches thinking) and leaves out session-level
+//!   fields.
+//! - A hit is one matching field of one event (or a session's title / artifact list).
+//!   `total_matches` counts every hit in scope — no scan budget.
+//! - Ranking: a BM25-like score per hit (term frequency saturated against field length, user
+//!   prompts and titles boosted ×2, tool fields ×0.8, meta/system ×0.5); sessions by their best
+//!   hit, then last update, then uri. `sort: time` orders sessions by last update and hits by
+//!   position.
+//! - Self-echo (S-S4): with a [`Caller`], hits in the caller's own session on a tool call whose
+//!   arguments run `scry …` within the last five minutes (and on that call's results) are folded:
+//!   left out and counted in `self_folded`, unless `include_self`.
+
+mod engine;
+mod indexed;
+mod matcher;
+
+use scry_model::{EventKind, Header, Locator, ProviderId, Timestamp};
+use serde::{Deserialize, Serialize};
+
+use crate::filter::SessionFilter;
+
+pub use engine::{search_direct, search_session_direct};
+
+/// How the query is interpreted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchMode {
+    /// One literal string (spaces are not split).
+    #[default]
+    Literal,
+    /// A Rust regex.
+    Regex,
+    /// Several literals ([`SearchRequest::terms`]) combined by [`SearchRequest::operator`].
+    Terms,
+}
+
+/// How terms combine within one event.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TermsOperator {
+    /// Every term occurs in some searched field of the event.
+    #[default]
+    And,
+    /// At least one term occurs.
+    Or,
+}
+
+/// Which content is searched.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Area {
+    /// User / assistant / compaction text and titles.
+    #[default]
+    Dialogue,
+    /// Tool names, arguments and results.
+    Tools,
+    /// Artifact paths.
+    Artifacts,
+    /// Everything but thinking.
+    All,
+}
+
+/// Result order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SortOrder {
+    /// Best hit first, then most recent.
+    #[default]
+    Relevance,
+    /// Most recently updated session first; hits in session order.
+    Time,
+}
+
+/// Who is searching: the caller's own live session and the current time, for self-echo
+/// folding (S-S4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Caller {
+    /// The caller's session uri (`provider:id`).
+    pub uri: String,
+    /// Now.
+    pub now: Timestamp,
+}
+
+/// One search. [`SearchRequest::literal`] gives the defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchRequest {
+    /// The query (literal text or regex; ignored in terms mode).
+    pub query: String,
+    /// How `query` is read.
+    pub mode: SearchMode,
+    /// The terms for [`SearchMode::Terms`].
+    pub terms: Vec<String>,
+    /// How terms combine.
+    pub operator: TermsOperator,
+    /// Exact case (default: Unicode case-insensitive).
+    pub case_sensitive: bool,
+    /// Which content.
+    pub area: Area,
+    /// Only these event kinds (replaces the area's kinds; `thinking` only when listed).
+    pub kinds: Vec<EventKind>,
+    /// Which sessions (scope = `cwd_under`, since = `updated.from`, provider, session = `uris`).
+    pub filter: SessionFilter,
+    /// Sessions per page (1–1000; default 20). Within one session: hits per page is `max_hits`.
+    pub limit: usize,
+    /// Hits shown per session (1–10000; default 5). `total_matches` still counts all.
+    pub max_hits: usize,
+    /// Characters of context on each side of the first match in an excerpt (default 60).
+    pub context: usize,
+    /// Result order.
+    pub sort: SortOrder,
+    /// Continue after a previous page (the response's `next_cursor`).
+    pub cursor: Option<String>,
+    /// Show self-echo hits instead of folding them.
+    pub include_self: bool,
+    /// The caller, for self-echo folding.
+    pub caller: Option<Caller>,
+}
+
+impl SearchRequest {
+    /// A literal search for `query` with every default.
+    pub fn literal(query: impl Into<String>) -> Self {
+        SearchRequest {
+            query: query.into(),
+            mode: SearchMode::Literal,
+            terms: Vec::new(),
+            operator: TermsOperator::And,
+            case_sensitive: false,
+            area: Area::Dialogue,
+            kinds: Vec::new(),
+            filter: SessionFilter::default(),
+            limit: 20,
+            max_hits: 5,
+            context: 60,
+            sort: SortOrder::Relevance,
+            cursor: None,
+            include_self: false,
+            caller: None,
+        }
+    }
+
+    /// A regex search for `pattern`.
+    pub fn regex(pattern: impl Into<String>) -> Self {
+        SearchRequest {
+            mode: SearchMode::Regex,
+            ..SearchRequest::literal(pattern)
+        }
+    }
+
+    /// A terms search.
+    pub fn terms(terms: Vec<String>, operator: TermsOperator) -> Self {
+        SearchRequest {
+            mode: SearchMode::Terms,
+            terms,
+            operator,
+            ..SearchRequest::literal("")
+        }
+    }
+}
+
+/// Which field of an event or session matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Field {
+    /// The session title (a session-level hit: no turn, no event).
+    Title,
+    /// The session's artifact paths, one per line (session-level).
+    Artifact,
+    /// The event text (prompt, answer, tool output, …).
+    Text,
+    /// The tool name.
+    Tool,
+    /// The tool arguments' values, one per line (see [`crate::aux_text`]).
+    Args,
+}
+
+/// One hit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hit {
+    /// The session's provider.
+    pub provider: ProviderId,
+    /// The session uri.
+    pub uri: String,
+    /// Turn number (`None` for session-level hits).
+    pub turn: Option<u32>,
+    /// 1-based event number (`seq + 1`; `None` for session-level hits).
+    pub event: Option<u32>,
+    /// The event's kind.
+    pub kind: Option<EventKind>,
+    /// The event's stable locator.
+    pub locator: Option<Locator>,
+    /// The event's time.
+    pub time: Option<Timestamp>,
+    /// Which field matched.
+    pub field: Field,
+    /// Matches as `[start, end)` character offsets into the field (at most 20).
+    pub ranges: Vec<[usize; 2]>,
+    /// More matches exist in the field than `ranges` shows.
+    pub has_more_ranges: bool,
+    /// Number of matches in the field.
+    pub match_count: usize,
+    /// Text around the first match (context characters on each side).
+    pub excerpt: String,
+    /// Character offset of `excerpt` in the field.
+    pub excerpt_start: usize,
+    /// Relevance score of this hit.
+    pub score: f64,
+    /// A command that reads the hit (`scry turn <uri> <n> --event <e>` or `scry show <uri>`).
+    pub command: String,
+    /// The hit is scry's own echo in the caller's session (shown with `include_self`).
+    pub self_echo: bool,
+}
+
+/// The hits of one session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionHits {
+    /// The session header.
+    pub header: Header,
+    /// The best hit's score.
+    pub score: f64,
+    /// Every hit in this session.
+    pub hit_count: usize,
+    /// The hits shown (at most `max_hits`).
+    pub hits: Vec<Hit>,
+    /// More hits exist than shown.
+    pub has_more_hits: bool,
+}
+
+/// How the index answered (diagnostics; not part of the result's identity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "plan")]
+pub enum SearchPlan {
+    /// Candidates from the trigram index, verified by the regex.
+    Trigram {
+        /// Trigram rows the FTS returned.
+        candidates: u64,
+    },
+    /// Every stored text in scope was scanned.
+    Scan,
+    /// No index: parsed sessions were scanned.
+    Direct,
+}
+
+/// The answer to a search across sessions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchResponse {
+    /// This page of sessions, best first.
+    pub sessions: Vec<SessionHits>,
+    /// Hits in every session in scope (folded self-echo not included).
+    pub total_matches: u64,
+    /// Sessions with at least one hit.
+    pub total_sessions: u64,
+    /// Self-echo hits folded away.
+    pub self_folded: u64,
+    /// Cursor for the next page, when there is one.
+    pub next_cursor: Option<String>,
+    /// How it was answered.
+    pub plan: SearchPlan,
+}
+
+/// The answer to a search within one session (S-Q5): the header even with zero hits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSearch {
+    /// The session header.
+    pub header: Header,
+    /// This page of hits.
+    pub hits: Vec<Hit>,
+    /// Every hit in the session (folded self-echo not included).
+    pub total_matches: u64,
+    /// Self-echo hits folded away.
+    pub self_folded: u64,
+    /// Cursor for the next page of hits.
+    pub next_cursor: Option<String>,
+}

@@ -1,0 +1,9 @@
+//! Integration tests of the index, one binary with themed modules: the round-trip law over the
+//! corpus (S-I4), search against the direct scan (S-S), incremental refresh and resuming
+//! (S-I2, S-I6), concurrent readers (S-I5), exact text round-trips (S-I3).
+
+mod concurrency;
+mod corpus;
+mod incremental;
+mod lines;
+mod search;
