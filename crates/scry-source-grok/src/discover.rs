@@ -79,11 +79,10 @@ pub fn source_file(dir: &Path, cwd_hint: Option<String>) -> SourceFile {
     for side in SIDE_FILES {
         let p = dir.join(side);
         if p != primary && p.is_file() {
-            // The newer of chat_history.jsonl and summary.json dates the session.
-            if side == "summary.json" {
-                let (_, m) = file_stat(&p);
-                sf.mtime_ns = sf.mtime_ns.max(m);
-            }
+            // The newest of the files read dates the session (and tells an index it changed:
+            // times and tokens come from the side files).
+            let (_, m) = file_stat(&p);
+            sf.mtime_ns = sf.mtime_ns.max(m);
             sf.related.push(p);
         }
     }
