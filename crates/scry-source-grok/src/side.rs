@@ -243,9 +243,12 @@ fn failed_outcome(o: &str) -> bool {
 fn events(path: &Path, idx: &mut SideIndex, warnings: &mut Vec<Warning>) {
     let present = read_jsonl(path, warnings, |r| {
         let v = &r.value;
+        // `turn_completed` and `turn.completed` spellings alike.
         let ty = field(v, &["type", "event", "kind", "name"])
             .and_then(Value::as_str)
-            .unwrap_or("");
+            .unwrap_or("")
+            .replace('.', "_");
+        let ty = ty.as_str();
         let call_id = field(
             v,
             &[
