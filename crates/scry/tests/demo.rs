@@ -2,7 +2,7 @@
 //! and for each demo session one bundle with `show`, `turns`, `turn 1` (text and JSON) and
 //! `turn 1 --raw`. A new demo session adds a new bundle snapshot (re-accept with `cargo insta`).
 
-use crate::util::{all_uris, redact, scry};
+use crate::util::{all_uris, claude_session, redact, scry, scry_env};
 
 fn snap_name(uri: &str) -> String {
     uri.chars()
@@ -70,4 +70,36 @@ fn demo_sessions() {
         }
         insta::assert_snapshot!(format!("demo_session@{}", snap_name(&uri)), all);
     }
+}
+
+#[test]
+fn demo_ignores_the_real_environment() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let real = h.join("real-claude");
+    let id = "1eaf0001-1111-4111-8111-111111111111";
+    claude_session(&real, id, "/work/real", 1);
+    let claude_dir = real.join(".claude");
+    let vars = [("CLAUDE_CONFIG_DIR", claude_dir.as_path())];
+    let own = scry_env(h, h, &vars, &["list", "--global", "--json"]);
+    assert!(own.stdout.contains(id), "{}", own.render());
+    let demo = scry_env(h, h, &vars, &["list", "--demo", "--json"]);
+    assert_eq!(demo.code, 0, "{}", demo.render());
+    assert!(
+        !demo.stdout.contains(id),
+        "the real CLAUDE_CONFIG_DIR leaked into --demo"
+    );
+    // Extracted files carry the fixed mtime 2026-12-01T00:00:00Z.
+    let cache = h.join(".cache/scry");
+    let file = walkdir::WalkDir::new(&cache)
+        .into_iter()
+        .flatten()
+        .find(|e| e.file_type().is_file())
+        .expect("an extracted demo file");
+    let mtime = file.metadata().unwrap().modified().unwrap();
+    let secs = mtime
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert_eq!(secs, 1_796_083_200);
 }

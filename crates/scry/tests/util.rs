@@ -45,10 +45,16 @@ impl Out {
 
 /// Runs `scry args…` with `HOME=home`, `TZ=UTC`, nothing else in the environment, in `cwd`.
 pub fn scry_in(home: &Path, cwd: &Path, args: &[&str]) -> Out {
+    scry_env(home, cwd, &[], args)
+}
+
+/// Like [`scry_in`] with extra environment variables.
+pub fn scry_env(home: &Path, cwd: &Path, vars: &[(&str, &Path)], args: &[&str]) -> Out {
     let out = Command::new(env!("CARGO_BIN_EXE_scry"))
         .env_clear()
         .env("HOME", home)
         .env("TZ", "UTC")
+        .envs(vars.iter().map(|(k, v)| (*k, *v)))
         .current_dir(cwd)
         .args(args)
         .output()
