@@ -1,0 +1,542 @@
+#!/usr/bin/env python3
+"""scry benchmark runner: measures scry and its peers (agentsview, ccusage) on one generated corpus.
+
+Every measurement is a whole process, repeated --reps times (default 5); the median wall time and
+the peak RSS (ru_maxrss from wait4, i.e. getrusage of that child) are reported. scry subcommands
+that the binary does not have (probed with `scry --help`) are reported as "not available in this
+build" -- never estimated. Results go to RESULTS.md (--out) and a JSON file beside it.
+
+    python3 bench/run.py --home /tmp/corpus-small --scry target/release/scry \
+        --agentsview /tmp/bench-peers/venv/bin/agentsview \
+        --ccusage /tmp/bench-peers/npm/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage
+
+The corpus comes from `cargo run --release --manifest-path bench/Cargo.toml -- gen --profile small
+--out DIR`; its manifest (DIR/.scry-bench/manifest.json) is the ground truth for the checks.
+Only the stdlib is used. The corpus is modified in one way only: the re-index step appends one
+line to one session file per repetition (that is what it measures).
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+# Search queries (the marker is planted by the generator; see bench/src/text.rs).
+QUERIES = [
+    ("selective literal", "quokka-zanzibar-4471", False),
+    ("common word", "error", False),
+    ("2-char CJK", "会话", False),
+    ("regex with literal", r"panicked at \S+\.rs:\d+", True),
+    ("regex without literal", r"[0-9]{6,}", True),
+]
+
+
+def run_once(argv, env, stdout_path=None, timeout=3600):
+    """Runs argv; returns (wall seconds, max RSS in KiB, exit code)."""
+    out = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
+    err = open(stdout_path + ".err", "wb") if stdout_path else subprocess.DEVNULL
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+    deadline = t0 + timeout
+    while True:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            p.kill()
+            pid, status, ru = os.wait4(p.pid, 0)
+            break
+        time.sleep(0.0005)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if stdout_path:
+        out.close()
+        err.close()
+    return wall, ru.ru_maxrss, p.returncode
+
+
+def measure(argv, env, reps, work, name, prep=None, warmup=False):
+    """Median of `reps` runs (after an optional untimed warm-up run)."""
+    path = os.path.join(work, re.sub(r"[^a-zA-Z0-9]+", "_", name) + ".out")
+    if warmup:
+        if prep:
+            prep()
+        run_once(argv, env, path)
+    walls, rss, codes = [], [], []
+    for _ in range(reps):
+        if prep:
+            prep()
+        w, r, c = run_once(argv, env, path)
+        walls.append(w)
+        rss.append(r)
+        codes.append(c)
+    return {
+        "argv": argv,
+        "median_s": statistics.median(walls),
+        "min_s": min(walls),
+        "max_s": max(walls),
+        "peak_rss_kib": max(rss),
+        "exit_codes": sorted(set(codes)),
+        "stdout": path,
+    }
+
+
+def sh(argv, env=None):
+    try:
+        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120).stdout.strip()
+    except Exception as e:  # noqa: BLE001 - report whatever failed
+        return f"(failed: {e})"
+
+
+def machine():
+    cpu = ""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return {
+        "uname": " ".join(platform.uname()),
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "mem": mem,
+        "loadavg_start": open("/proc/loadavg").read().strip(),
+        "date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
+
+
+def scry_commands(scry, env):
+    text = sh([scry, "--help"], env)
+    cmds, on = set(), False
+    for line in text.splitlines():
+        if line.strip().lower().startswith("commands:"):
+            on = True
+            continue
+        if on:
+            if not line.startswith("  "):
+                if line.strip():
+                    on = False
+                continue
+            word = line.split()[0] if line.split() else ""
+            if word and word != "help":
+                cmds.add(word)
+    return cmds
+
+
+def du(path):
+    total = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(root, f)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def append_line(home, manifest, n):
+    """Appends one valid Claude user line to a mid-size Claude session (the re-index step)."""
+    claude = sorted(
+        (s for s in manifest["sessions"] if s["provider"] == "claude" and s["kind"] == "main"),
+        key=lambda s: s["bytes"],
+    )
+    s = claude[len(claude) // 2]
+    line = {
+        "parentUuid": None, "isSidechain": False, "type": "user",
+        "message": {"role": "user", "content": f"appended prompt number {n} for the re-index benchmark"},
+        "uuid": f"00000000-0000-4000-8000-{n:012d}", "timestamp": "2026-11-29T23:59:59.000Z",
+        "userType": "external", "entrypoint": "cli", "cwd": "/home/dev/src/bench",
+        "sessionId": s["id"], "version": "2.1.332", "gitBranch": "main",
+    }
+    with open(os.path.join(home, s["path"]), "a") as f:
+        f.write(json.dumps(line) + "\n")
+    return s
+
+
+def fmt_s(r):
+    if r is None:
+        return "—"
+    if isinstance(r, str):
+        return r
+    v = r["median_s"]
+    return f"{v * 1000:.0f} ms" if v < 10 else f"{v:.1f} s"
+
+
+def fmt_rss(r):
+    if not isinstance(r, dict):
+        return "—"
+    return f"{r['peak_rss_kib'] / 1024:.0f} MiB"
+
+
+def ratio(a, b):
+    if not isinstance(a, dict) or not isinstance(b, dict) or b["median_s"] <= 0:
+        return "—"
+    return f"{a['median_s'] / b['median_s']:.2f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--home", required=True, help="generated corpus (a HOME)")
+    ap.add_argument("--scry", required=True)
+    ap.add_argument("--agentsview")
+    ap.add_argument("--ccusage")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--work", default="/tmp/scry-bench-work")
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"))
+    ap.add_argument("--scry-commit", default="")
+    ap.add_argument("--token-sample", type=int, default=600, help="sessions compared token by token")
+    ap.add_argument("--notes", help="a Markdown file appended to the results (what was not measured and why)")
+    a = ap.parse_args()
+
+    home = os.path.abspath(a.home)
+    manifest = json.load(open(os.path.join(home, ".scry-bench/manifest.json")))
+    os.makedirs(a.work, exist_ok=True)
+    base = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR")}
+    base.update(HOME=home, NO_COLOR="1", TZ="UTC")
+    res = {"machine": machine(), "manifest": {k: manifest[k] for k in ("profile", "seed", "files", "bytes", "providers", "largest")}}
+    res["corpus_du"] = du(home)
+
+    # ---- scry --------------------------------------------------------------------------------
+    scry = os.path.abspath(a.scry)
+    db = os.path.join(a.work, "scry.db")
+    senv = dict(base, SCRY_DB=db)
+    cmds = scry_commands(scry, senv)
+    res["scry"] = {"version": sh([scry, "--version"], senv), "commit": a.scry_commit, "commands": sorted(cmds)}
+    S = res["scry"]["tasks"] = {}
+
+    def rm_db():
+        for suf in ("", "-wal", "-shm"):
+            try:
+                os.remove(db + suf)
+            except FileNotFoundError:
+                pass
+
+    NA = "not available in this build"
+    if "index" in cmds:
+        S["index_cold"] = measure([scry, "index", "--all"], senv, a.reps, a.work, "scry index cold", prep=rm_db)
+        rm_db()
+        run_once([scry, "index", "--all"], senv)
+        res["scry"]["index_bytes"] = sum(os.path.getsize(db + s) for s in ("", "-wal") if os.path.exists(db + s))
+    else:
+        S["index_cold"] = NA
+    S["list"] = measure([scry, "list", "--global", "--limit", "20", "--json"], senv, a.reps, a.work, "scry list", warmup=True)
+    for label, q, rx in QUERIES:
+        if "search" in cmds:
+            argv = [scry, "search", q, "--scope", "global", "--json"] + (["--regex"] if rx else [])
+            S["search: " + label] = measure(argv, senv, a.reps, a.work, "scry search " + label, warmup=True)
+        else:
+            S["search: " + label] = NA
+    largest = manifest["largest"]
+    S["show largest"] = measure([scry, "show", largest["id"], "--json"], senv, a.reps, a.work, "scry show largest")
+    counter = [0]
+
+    def append():
+        counter[0] += 1
+        append_line(home, manifest, counter[0])
+
+    if "index" in cmds:
+        S["re-index after 1 appended line"] = measure([scry, "index", "--all"], senv, a.reps, a.work, "scry reindex", prep=append)
+    else:
+        S["re-index after 1 appended line"] = NA
+
+    # sessions found by scry
+    found = measure([scry, "list", "--global", "--kind", "all", "--limit", "1000000", "--json"], senv, 1, a.work, "scry list all")
+    try:
+        doc = json.load(open(found["stdout"]))
+        items = doc if isinstance(doc, list) else next((doc[k] for k in ("sessions", "items", "results") if k in doc), [])
+        by = {}
+        for it in items:
+            p = it.get("provider") or (it.get("header") or {}).get("provider")
+            by[p] = by.get(p, 0) + 1
+        res["scry"]["sessions_found"] = {"total": len(items), "by_provider": by, "time": found["median_s"]}
+    except Exception as e:  # noqa: BLE001
+        res["scry"]["sessions_found"] = {"error": str(e)}
+
+    # ---- agentsview ----------------------------------------------------------------------------
+    if a.agentsview:
+        av = os.path.abspath(a.agentsview)
+        avdir = os.path.join(a.work, "agentsview")
+        aenv = dict(base, AGENTSVIEW_DATA_DIR=avdir, AGENTSVIEW_NO_DAEMON="1", AGENTSVIEW_DISABLE_UPDATE_CHECK="1",
+                    AGENTSVIEW_TELEMETRY_ENABLED="0", DO_NOT_TRACK="1", AGENTSVIEW_NO_BROWSER="1")
+        res["agentsview"] = {"version": sh([av, "--version"], aenv)}
+        A = res["agentsview"]["tasks"] = {}
+
+        def rm_av():
+            shutil.rmtree(avdir, ignore_errors=True)
+
+        A["index_cold"] = measure([av, "sync"], aenv, a.reps, a.work, "agentsview sync cold", prep=rm_av)
+        A["list"] = measure([av, "session", "list", "--limit", "20", "--json"], aenv, a.reps, a.work, "agentsview list", warmup=True)
+        for label, q, rx in QUERIES:
+            argv = [av, "session", "search", q, "--json"] + (["--regex"] if rx else [])
+            A["search: " + label] = measure(argv, aenv, a.reps, a.work, "agentsview search " + label, warmup=True)
+        A["show largest"] = measure([av, "session", "get", largest["id"], "--json"], aenv, a.reps, a.work, "agentsview get largest")
+        A["re-index after 1 appended line"] = measure([av, "sync"], aenv, a.reps, a.work, "agentsview resync", prep=append)
+        dbp = os.path.join(avdir, "sessions.db")
+        res["agentsview"]["index_bytes"] = sum(os.path.getsize(dbp + s) for s in ("", "-wal") if os.path.exists(dbp + s))
+        try:
+            con = sqlite3.connect(f"file:{dbp}?mode=ro", uri=True)
+            cols = [r[1] for r in con.execute("PRAGMA table_info(sessions)")]
+            agent_col = "agent" if "agent" in cols else None
+            total = con.execute("SELECT count(*) FROM sessions").fetchone()[0]
+            by = dict(con.execute(f"SELECT {agent_col}, count(*) FROM sessions GROUP BY 1").fetchall()) if agent_col else {}
+            res["agentsview"]["sessions_found"] = {"total": total, "by_provider": by}
+            con.close()
+        except Exception as e:  # noqa: BLE001
+            res["agentsview"]["sessions_found"] = {"error": str(e)}
+
+    # ---- ccusage -------------------------------------------------------------------------------
+    if a.ccusage:
+        cc = os.path.abspath(a.ccusage)
+        res["ccusage"] = {"version": sh([cc, "--version"], base)}
+        C = res["ccusage"]["tasks"] = {}
+        C["session report"] = measure([cc, "session", "--json", "--offline"], base, a.reps, a.work, "ccusage session")
+        try:
+            rep = json.load(open(C["session report"]["stdout"]))["session"]
+            by = {}
+            for s in rep:
+                by[s["agent"]] = by.get(s["agent"], 0) + 1
+            res["ccusage"]["sessions_found"] = {"total": len(rep), "by_provider": by}
+            res["ccusage"]["report"] = rep
+        except Exception as e:  # noqa: BLE001
+            res["ccusage"]["sessions_found"] = {"error": str(e)}
+
+    # ---- token check: ccusage vs manifest vs scry ------------------------------------------------
+    res["tokens"] = token_check(res, manifest, scry, senv, a)
+    res["machine"]["loadavg_end"] = open("/proc/loadavg").read().strip()
+
+    js = os.path.splitext(a.out)[0] + "-" + manifest["profile"] + ".json"
+    slim = json.loads(json.dumps(res, default=str))
+    if "ccusage" in slim:
+        slim["ccusage"].pop("report", None)
+    json.dump(slim, open(js, "w"), indent=1, ensure_ascii=False)
+    write_md(res, manifest, a, js)
+    print(f"wrote {a.out} and {js}")
+
+
+def token_check(res, manifest, scry, senv, a):
+    """Per-session token totals: generator manifest vs ccusage vs scry `show --json`."""
+    out = {}
+    mains = [s for s in manifest["sessions"] if s["kind"] != "subagent"]
+    subs = {}
+    for s in manifest["sessions"]:
+        if s["kind"] == "subagent":
+            subs.setdefault(s["parent"], []).append(s)
+
+    def expected(s, with_subagents):
+        t = dict(s["tokens"])
+        if with_subagents:
+            for c in subs.get(s["id"], []):
+                for k in t:
+                    t[k] += c["tokens"][k]
+        return t
+
+    rep = res.get("ccusage", {}).get("report")
+    if rep is not None:
+        cc = {}
+        for r in rep:
+            key = r["period"].rsplit("/", 1)[-1]
+            key = re.sub(r"^rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-", "", key)
+            cc[key] = r
+        ok = bad = missing = 0
+        examples = []
+        for s in mains:
+            if s["provider"] not in ("claude", "codex", "pi", "gemini"):
+                continue
+            r = cc.get(s["id"])
+            if r is None:
+                missing += 1
+                if len(examples) < 5:
+                    examples.append({"id": s["id"], "provider": s["provider"], "kind": s["kind"], "problem": "not in ccusage report"})
+                continue
+            e = expected(s, True)
+            got = (r["inputTokens"], r["outputTokens"], r["cacheReadTokens"], r["cacheCreationTokens"])
+            want = (e["input"], e["output"], e["cache_read"], e["cache_write"])
+            if got == want:
+                ok += 1
+            else:
+                bad += 1
+                if len(examples) < 8:
+                    examples.append({"id": s["id"], "provider": s["provider"], "kind": s["kind"],
+                                     "ccusage(in,out,cr,cw)": got, "generator(in,out,cr,cw)": want})
+        out["ccusage_vs_generator"] = {"match": ok, "mismatch": bad, "missing": missing, "examples": examples}
+
+    # scry: `show --json` per session, on a deterministic sample (every k-th main session).
+    step = max(1, len(mains) // max(1, a.token_sample))
+    sample = mains[::step]
+    ok = bad = err = 0
+    examples = []
+    t0 = time.perf_counter()
+    for s in sample:
+        p = subprocess.run([scry, "show", s["id"], "--json"], env=senv, capture_output=True, text=True)
+        if p.returncode != 0:
+            err += 1
+            if len(examples) < 5:
+                examples.append({"id": s["id"], "provider": s["provider"], "problem": p.stderr.strip()[:200]})
+            continue
+        try:
+            doc = json.loads(p.stdout)
+        except ValueError:
+            err += 1
+            continue
+        tok = find_tokens(doc)
+        if tok is None:
+            err += 1
+            if len(examples) < 5:
+                examples.append({"id": s["id"], "provider": s["provider"], "problem": "no tokens object in show --json"})
+            continue
+        e = expected(s, False)
+        got = (tok.get("input"), tok.get("output"), tok.get("cache_read"), tok.get("cache_write"))
+        want = (e["input"], e["output"], e["cache_read"], e["cache_write"])
+        if s["kind"] == "fork":
+            # The fork's own requests only are in the manifest; scry may count copied history.
+            pass
+        if got == want:
+            ok += 1
+        else:
+            e2 = expected(s, True)
+            want2 = (e2["input"], e2["output"], e2["cache_read"], e2["cache_write"])
+            if got == want2:
+                ok += 1
+            else:
+                bad += 1
+                if len(examples) < 8:
+                    examples.append({"id": s["id"], "provider": s["provider"], "kind": s["kind"],
+                                     "scry(in,out,cr,cw)": got, "generator(in,out,cr,cw)": want})
+    out["scry_vs_generator"] = {"sampled": len(sample), "match": ok, "mismatch": bad, "errors": err,
+                                "examples": examples, "seconds": round(time.perf_counter() - t0, 1)}
+    return out
+
+
+def find_tokens(doc):
+    """The session token totals object in scry's show JSON (looked up by its field names)."""
+    stack = [doc]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, dict):
+            if "tokens" in d and isinstance(d["tokens"], dict) and "input" in d["tokens"]:
+                return d["tokens"]
+            stack.extend(d.values())
+        elif isinstance(d, list):
+            stack.extend(d)
+    return None
+
+
+def write_md(res, manifest, a, js):
+    m = res["machine"]
+    lines = []
+    w = lines.append
+    w(f"# scry benchmark results — profile `{manifest['profile']}`")
+    w("")
+    w("Generated by `bench/run.py` (see bench/README.md). Absolute times on this shared machine drift;")
+    w("the ratios scry / peer, measured in the same run, are the figure of merit. Each figure is the")
+    w(f"median of {a.reps} whole-process runs; peak RSS is the largest ru_maxrss of those runs.")
+    w("")
+    w("## Machine and versions")
+    w("")
+    w(f"- machine: {m['cpu']}, {m['cores']} cores, {m['mem']}; `{m['uname']}`")
+    w(f"- load average at start / end: `{m['loadavg_start']}` / `{m['loadavg_end']}` (the machine is shared)")
+    w(f"- run: {m['date_utc']}")
+    sc = res["scry"]
+    w(f"- scry: `{sc['version']}` (commit {sc['commit'] or 'unknown'}); subcommands in this build: {', '.join(sc['commands'])}")
+    if "agentsview" in res:
+        w(f"- agentsview: `{res['agentsview']['version']}` (PyPI `agentsview`, its bundled binary)")
+    if "ccusage" in res:
+        w(f"- ccusage: `{res['ccusage']['version']}` (npm `ccusage@20.0.24` + `@ccusage/ccusage-linux-x64@20.0.24`, the binary run directly)")
+    w("")
+    w("## Corpus")
+    w("")
+    mf = res["manifest"]
+    w(f"- profile `{mf['profile']}`, seed {mf['seed']}: {mf['files']} session files, {mf['bytes']:,} bytes "
+      f"({mf['bytes'] / 2**20:.0f} MiB; {res['corpus_du'] / 2**20:.0f} MiB on disk incl. side files)")
+    for p, v in mf["providers"].items():
+        w(f"  - {p}: {v['files']} files ({v['main']} main/fork, {v['files'] - v['main']} subagent), {v['bytes'] / 2**20:.1f} MiB")
+    lg = mf["largest"]
+    w(f"- largest session: {lg['provider']} `{lg['id']}`, {lg['bytes'] / 2**20:.1f} MiB")
+    w("")
+    w("## Timings (median) and ratios")
+    w("")
+    w("| task | scry | scry RSS | agentsview | agentsview RSS | scry / agentsview |")
+    w("|---|---|---|---|---|---|")
+    A = res.get("agentsview", {}).get("tasks", {})
+    for k, v in sc["tasks"].items():
+        pv = A.get(k)
+        w(f"| {k} | {fmt_s(v)} | {fmt_rss(v)} | {fmt_s(pv)} | {fmt_rss(pv)} | {ratio(v, pv)} |")
+    if "ccusage" in res:
+        c = res["ccusage"]["tasks"]["session report"]
+        w("")
+        w("| task | ccusage | ccusage RSS | scry (same work) | scry / ccusage |")
+        w("|---|---|---|---|---|")
+        w(f"| per-session token report (`session --json --offline`) | {fmt_s(c)} | {fmt_rss(c)} | not available in this build (no usage report command) | — |")
+    w("")
+    w("Index size vs corpus bytes:")
+    w("")
+    if "index_bytes" in sc:
+        w(f"- scry: {sc['index_bytes']:,} bytes = {100 * sc['index_bytes'] / mf['bytes']:.1f} % of corpus")
+    else:
+        w("- scry: no index in this build (not available)")
+    if "agentsview" in res:
+        ib = res["agentsview"].get("index_bytes", 0)
+        w(f"- agentsview: {ib:,} bytes = {100 * ib / mf['bytes']:.1f} % of corpus (`sessions.db` + WAL)")
+    w("")
+    w("## Correctness checks made while timing")
+    w("")
+    w(f"Generator ground truth: {sum(1 for s in manifest['sessions'] if s['kind'] != 'subagent')} main/fork sessions + "
+      f"{sum(1 for s in manifest['sessions'] if s['kind'] == 'subagent')} subagent files.")
+    w("")
+    for tool in ("scry", "agentsview", "ccusage"):
+        if tool in res:
+            w(f"- {tool} sessions found: `{json.dumps(res[tool].get('sessions_found'), ensure_ascii=False)}`")
+    t = res["tokens"]
+    w("")
+    if "ccusage_vs_generator" in t:
+        c = t["ccusage_vs_generator"]
+        w(f"- ccusage per-session tokens vs generator (input, output, cache read, cache write; subagents included): "
+          f"{c['match']} match, {c['mismatch']} mismatch, {c['missing']} missing from its report")
+        for e in c["examples"]:
+            w(f"  - `{json.dumps(e)}`")
+    s = t["scry_vs_generator"]
+    w(f"- scry `show --json` tokens vs generator on {s['sampled']} sampled sessions: {s['match']} match, "
+      f"{s['mismatch']} mismatch, {s['errors']} errors/no tokens ({s['seconds']} s)")
+    for e in s["examples"]:
+        w(f"  - `{json.dumps(e, ensure_ascii=False)}`")
+    w("")
+    w("## Commands")
+    w("")
+    for tool in ("scry", "agentsview", "ccusage"):
+        for k, v in res.get(tool, {}).get("tasks", {}).items():
+            if isinstance(v, dict):
+                argv = [os.path.basename(v["argv"][0])] + v["argv"][1:]
+                w(f"- {tool} {k}: `{' '.join(argv)}` (exit codes {v['exit_codes']}; min {v['min_s']:.3f} s, max {v['max_s']:.3f} s)")
+    w("")
+    na = [f"{k}" for k, v in res["scry"]["tasks"].items() if isinstance(v, str)]
+    if na:
+        w("## Not measured in this run")
+        w("")
+        w(f"- scry: {', '.join(na)} -- not available in this build (the subcommand does not exist; no number is estimated).")
+        w("")
+    if a.notes:
+        lines.extend(open(a.notes).read().rstrip().splitlines())
+        w("")
+    w(f"Raw numbers: `{os.path.basename(js)}`.")
+    w("")
+    open(a.out, "w").write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
