@@ -22,6 +22,8 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(scry_source_opencode::OpencodeSource),
         Box::new(scry_source_pi::PiSource),
         Box::new(scry_source_cursor::CursorSource),
+        Box::new(scry_source_deepagents::DeepagentsSource),
+        Box::new(scry_source_mtagent::MtagentSource),
     ]
 }
 
