@@ -157,6 +157,9 @@ pub fn reference_candidates(session: &Session) -> Vec<ReferenceCandidate> {
             let Some(cmd) = command_of(&args) else {
                 continue;
             };
+            if !READERS.iter().any(|r| cmd.contains(r)) {
+                continue;
+            }
             for inv in analyze(&cmd) {
                 if let Some((verb, target)) = reader_target(&inv.argv) {
                     out.push(ReferenceCandidate {

@@ -163,6 +163,9 @@ static COMMIT_ECHO: LazyLock<Option<Regex>> =
 
 /// `git [-C dir] [-c k=v] commit …` in `command`: the `-m` message when there is one.
 fn git_commit(command: &str) -> Option<Option<String>> {
+    if !command.contains("commit") {
+        return None;
+    }
     for inv in analyze(command) {
         if inv.program() != "git" {
             continue;

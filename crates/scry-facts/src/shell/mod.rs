@@ -14,8 +14,11 @@ pub use analyze::{analyze, Invocation};
 pub use tools::{command_of, cwd_of, is_shell_tool};
 pub use writes::{shell_writes, ShellWrite, WriteOp};
 
-/// The first remote host a command connects to with `ssh` or writes to with `scp`.
+/// The first remote host a command connects to with `ssh`.
 pub fn ssh_host(command: &str) -> Option<String> {
+    if !command.contains("ssh") {
+        return None;
+    }
     for inv in analyze(command) {
         if let Some((h, _)) = analyze::ssh_target(&inv) {
             return Some(h);

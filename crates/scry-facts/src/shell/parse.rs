@@ -7,7 +7,8 @@
 //! (`$(…)`, backticks) are not descended into.
 //!
 //! Fallback: when brush cannot parse the text (unbalanced quotes in a truncated command,
-//! exotic syntax) — or the text is larger than [`MAX_PARSE_BYTES`] — a small documented
+//! exotic syntax) — or the text is larger than [`MAX_PARSE_BYTES`] or nests deeper than
+//! [`MAX_NESTING`] — a small documented
 //! tokenizer is used instead: here-doc bodies are stripped textually
 //! ([`super::words::strip_heredocs`]), the rest is split into commands at unquoted `;`, `&`,
 //! `&&`, `||`, `|` and newlines, words are split at unquoted blanks, and `>`, `>>`, `&>`,
@@ -54,7 +55,7 @@ pub struct Parsed {
 
 /// Parses shell `text` into simple commands (never panics; falls back on failure).
 pub fn parse(text: &str) -> Parsed {
-    if text.len() <= MAX_PARSE_BYTES {
+    if text.len() <= MAX_PARSE_BYTES && nesting_depth(text) <= MAX_NESTING {
         if let Some(cmds) = parse_brush(text) {
             return Parsed {
                 cmds,
@@ -66,6 +67,41 @@ pub fn parse(text: &str) -> Parsed {
         cmds: fallback(text),
         fallback: true,
     }
+}
+
+/// Deeper nesting than this goes to the fallback tokenizer: the parser recurses per level and
+/// a few thousand nested `$(` overflow a thread's stack (an abort no `catch_unwind` can stop).
+pub const MAX_NESTING: usize = 48;
+
+/// An upper bound of the text's nesting: brackets and parentheses (quoted or not) plus the
+/// compound-command keywords, counted as words.
+fn nesting_depth(text: &str) -> usize {
+    let mut depth: usize = 0;
+    let mut max = 0;
+    let mut word = String::new();
+    let close_word = |w: &mut String, depth: &mut usize| {
+        match w.as_str() {
+            "if" | "case" | "for" | "while" | "until" | "select" => *depth += 1,
+            "fi" | "esac" | "done" => *depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        w.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_alphabetic() {
+            word.push(c);
+            continue;
+        }
+        close_word(&mut word, &mut depth);
+        match c {
+            '(' | '{' | '[' | '`' => depth += 1,
+            ')' | '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        max = max.max(depth);
+    }
+    close_word(&mut word, &mut depth);
+    max.max(depth)
 }
 
 fn parse_brush(text: &str) -> Option<Vec<SimpleCmd>> {
