@@ -228,3 +228,28 @@ fn broken_pipe_exits_quietly() {
     assert_eq!(status.code(), Some(0), "stderr: {stderr}");
     assert!(stderr.is_empty(), "stderr: {stderr}");
 }
+
+#[test]
+fn every_reference_form_resolves() {
+    let home = home_with_two_sessions();
+    let h = home.path();
+    let full = "abcdef01-1111-4111-8111-111111111111";
+    let path = h.join(format!(".claude/projects/-test-proj/{full}.jsonl"));
+    let path = path.display().to_string();
+    for reference in [
+        full,
+        &format!("claude:{full}"),
+        "claude:abcdef01-1",
+        "abcdef01-11",
+        path.as_str(),
+    ] {
+        let out = scry(h, &["show", "--json", reference]);
+        assert_eq!(out.code, 0, "{reference}\n{}", out.render());
+        assert_eq!(out.json()["session"]["uri"], format!("claude:{full}"));
+    }
+    let out = scry(h, &["show", "nope:abcdef01"]);
+    assert_eq!(out.code, 2, "{}", out.render());
+    assert!(one_error_line(&out.stderr).contains("nope"));
+    let out = scry(h, &["show", "/no/such/file.jsonl"]);
+    assert_eq!(out.code, 3, "{}", out.render());
+}
