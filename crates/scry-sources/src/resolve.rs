@@ -100,13 +100,21 @@ pub fn resolve(
     let prefixed: Vec<&SourceFile> = files
         .iter()
         .filter(in_scope)
-        .filter(|f| f.id.starts_with(id))
+        .filter(|f| f.id.starts_with(id) || bare_id(&f.id).starts_with(id))
         .collect();
     match prefixed.len() {
         0 => Err(ResolveError::NotFound(reference.to_string())),
         1 => Ok(prefixed[0].clone()),
         _ => Err(ambiguous(reference, &prefixed)),
     }
+}
+
+/// The id without a decorative prefix some agents put before the uuid (DSH `session-<uuid>`,
+/// Gemini/Codex-style `rollout-`), so users can type the uuid they see.
+fn bare_id(id: &str) -> &str {
+    id.strip_prefix("session-")
+        .or_else(|| id.strip_prefix("rollout-"))
+        .unwrap_or(id)
 }
 
 fn ambiguous(reference: &str, files: &[&SourceFile]) -> ResolveError {
@@ -139,6 +147,7 @@ mod tests {
             file(ProviderId::Claude, "abcdef12-1"),
             file(ProviderId::Claude, "abcdef12-2"),
             file(ProviderId::Codex, "0123456789"),
+            file(ProviderId::Dsh, "session-585b2c35-c272"),
         ];
         let none: Vec<Box<dyn Source>> = vec![];
         assert_eq!(
