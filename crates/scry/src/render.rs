@@ -77,11 +77,30 @@ pub fn clip(s: &str, max: usize) -> String {
     out
 }
 
+/// Text for a terminal: line breaks and tabs kept, every other control character (ANSI
+/// escapes included, which session text must never inject) shown as `\u{…}`.
+pub fn safe_text(s: &str) -> String {
+    let s = s.replace("\r\n", "\n");
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Like [`clip`] but keeps the end (for paths): `…/src/app`.
 pub fn clip_left(s: &str, max: usize) -> String {
+    let s: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     let n = s.chars().count();
     if n <= max {
-        return s.to_string();
+        return s;
     }
     let tail: String = s.chars().skip(n - max.saturating_sub(1)).collect();
     format!("…{tail}")
@@ -197,6 +216,7 @@ mod tests {
         assert_eq!(duration_ms(192_000), "3m12s");
         assert_eq!(clip("abcdef", 4), "abc…");
         assert_eq!(clip_left("/a/b/c/d", 5), "…/c/d");
+        assert_eq!(safe_text("a\x1b[31mb\r\nc\td"), "a\\u{1b}[31mb\nc\td");
         let t: Timestamp = "2026-11-30T14:52:34Z".parse().unwrap();
         assert_eq!(time(Some(t)), "2026-11-30 14:52");
     }

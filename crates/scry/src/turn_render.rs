@@ -58,10 +58,10 @@ pub fn text(v: &PageView<'_>, s: Style) -> Output {
             Group::Events => {
                 tools_open = false;
                 let cont = if sl.from > 0 { " (continued)" } else { "" };
-                out.push_str(&s.dim(&format!("── {}{cont} ──", u.head)));
+                out.push_str(&s.dim(&format!("── {}{cont} ──", render::safe_text(&u.head))));
                 out.push('\n');
-                let body = chars(&u.body, sl.from, sl.to);
-                out.push_str(body);
+                let body = render::safe_text(chars(&u.body, sl.from, sl.to));
+                out.push_str(&body);
                 if !body.ends_with('\n') {
                     out.push('\n');
                 }

@@ -208,6 +208,30 @@ fn artifact(
                 || Path::new(a).file_name().is_some_and(|n| n == wanted)
         })
         .collect();
+    // Several matches (a recorded path and the file on this disk, say): keep those that exist.
+    let resolve = |a: &str| match Path::new(a) {
+        p if p.is_absolute() => p.to_path_buf(),
+        p => opened
+            .file
+            .path
+            .parent()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|| p.to_path_buf()),
+    };
+    let matches = if matches.len() > 1 {
+        let existing: Vec<&String> = matches
+            .iter()
+            .copied()
+            .filter(|a| resolve(a).is_file())
+            .collect();
+        if existing.is_empty() {
+            matches
+        } else {
+            existing
+        }
+    } else {
+        matches
+    };
     let path = match matches.as_slice() {
         [one] => (*one).clone(),
         [] => {
@@ -236,15 +260,7 @@ fn artifact(
             }))
         }
     };
-    let full = match Path::new(&path) {
-        p if p.is_absolute() => p.to_path_buf(),
-        p => opened
-            .file
-            .path
-            .parent()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|| p.to_path_buf()),
-    };
+    let full = resolve(&path);
     let bytes = std::fs::read(&full).map_err(|e| {
         CliError::new(
             ErrorCode::CorruptSession,
