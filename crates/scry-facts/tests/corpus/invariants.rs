@@ -6,7 +6,7 @@ use scry_facts::{
 };
 use scry_model::{EventKind, Session, Surface, TokenUsage};
 
-use super::sessions::all_sessions;
+use super::sessions::{all_sessions, sessions_of};
 
 fn check(path: &str, s: &Session) {
     let facts = Facts::of(s);
@@ -154,4 +154,18 @@ fn every_corpus_session_keeps_the_ledger_invariants() {
     // Not vacuous: the scenario writes notes.txt and runs failing commands in most sessions.
     assert!(with_writes >= 4, "{with_writes}");
     assert!(with_failures >= 4, "{with_failures}");
+}
+
+#[test]
+fn every_provider_session_in_the_corpus_keeps_the_ledger_invariants() {
+    let all = sessions_of(&[]);
+    let providers: std::collections::BTreeSet<&str> = all
+        .iter()
+        .map(|(_, s)| s.header.provider.as_str())
+        .collect();
+    for (p, s) in &all {
+        check(&p.display().to_string(), s);
+    }
+    // Claude, Codex and at least the other providers of real/ that have landed.
+    assert!(providers.len() >= 4, "{providers:?}");
 }

@@ -1,8 +1,8 @@
-//! Loading the corpus sessions with the landed providers (Claude Code, Codex).
+//! Loading the corpus sessions with the providers of the registry.
 
 use std::path::{Path, PathBuf};
 
-use scry_model::Session;
+use scry_model::{ProviderId, Session};
 use scry_source::{Env, Source};
 
 /// `../shared/corpus` beside the repository.
@@ -10,18 +10,14 @@ pub fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
 }
 
-/// The providers whose crates have landed.
+/// Every provider in the registry.
 pub fn providers() -> Vec<Box<dyn Source>> {
-    vec![
-        Box::new(scry_source_claude::ClaudeSource),
-        Box::new(scry_source_codex::CodexSource),
-    ]
+    scry_sources::registry()
 }
 
-/// Every session the providers find in the homes of `real/` and `real-older/`, plus the
-/// third-party Claude / Codex files they recognize. Paths with their parsed sessions.
-pub fn all_sessions() -> Vec<(PathBuf, Session)> {
-    let root = corpus();
+/// Homes laid out like a user's home directory: `real/home`, `real-older/*/home`, and the
+/// Deep Agents home under `langgraph/dcode`.
+fn homes(root: &Path) -> Vec<PathBuf> {
     let mut homes = vec![root.join("real/home")];
     if let Ok(rd) = std::fs::read_dir(root.join("real-older")) {
         let mut older: Vec<PathBuf> = rd
@@ -32,10 +28,23 @@ pub fn all_sessions() -> Vec<(PathBuf, Session)> {
         older.sort();
         homes.extend(older);
     }
+    homes.push(root.join("langgraph/dcode/home"));
+    homes
+}
+
+/// Every session the providers of `only` (all when empty) find in the corpus homes, plus the
+/// third-party files they recognize: paths with their parsed sessions.
+pub fn sessions_of(only: &[ProviderId]) -> Vec<(PathBuf, Session)> {
+    let root = corpus();
+    let mut third: Vec<PathBuf> = walk(&root.join("third-party"));
+    third.sort();
     let mut out = Vec::new();
     for src in providers() {
-        for home in &homes {
-            let env = Env::with_home(home);
+        if !only.is_empty() && !only.contains(&src.id()) {
+            continue;
+        }
+        for home in homes(&root) {
+            let env = Env::with_home(&home);
             let mut files = src.discover(&env).files;
             files.sort_by(|a, b| a.path.cmp(&b.path));
             for f in files {
@@ -44,19 +53,20 @@ pub fn all_sessions() -> Vec<(PathBuf, Session)> {
                 }
             }
         }
-        for dir in ["third-party/claude", "third-party/codex"] {
-            let mut paths: Vec<PathBuf> = walk(&root.join(dir));
-            paths.sort();
-            for p in paths {
-                if let Some(f) = src.detect(&p) {
-                    if let Ok(s) = src.parse(&f) {
-                        out.push((p, s));
-                    }
+        for p in &third {
+            if let Some(f) = src.detect(p) {
+                if let Ok(s) = src.parse(&f) {
+                    out.push((p.clone(), s));
                 }
             }
         }
     }
     out
+}
+
+/// The Claude Code and Codex sessions (the providers the written-down tests cover).
+pub fn all_sessions() -> Vec<(PathBuf, Session)> {
+    sessions_of(&[ProviderId::Claude, ProviderId::Codex])
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
