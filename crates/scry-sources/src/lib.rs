@@ -2,12 +2,21 @@
 //! and session id resolution ([`resolve`], SPEC S-E3).
 //!
 //! Adding an agent touches its own crate, one line in [`registry`], and fixtures.
+//!
+//! Source health ([`doctor`]) and leaving sources out ([`Exclusions`], from the config file
+//! ([`config`]) and flags) live here too, since they run over every provider.
 
+pub mod config;
+pub mod doctor;
+pub mod exclude;
 mod resolve;
 
 use scry_model::ProviderId;
 use scry_source::{Discovery, Env, Source};
 
+pub use config::ConfigError;
+pub use doctor::{doctor, render_text, DoctorReport};
+pub use exclude::{discover_excluding, ExcludeFlags, Excluded, Exclusions};
 pub use resolve::{resolve, Candidate, ResolveError};
 
 /// Every provider scry supports, in display order.
