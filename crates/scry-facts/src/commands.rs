@@ -84,6 +84,35 @@ impl CommandRow {
     }
 }
 
+/// The filters of `commands <id> [--failed] [--turn n] [--host h]` (S-C6); all must match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommandFilter {
+    /// Only failed commands.
+    pub failed: bool,
+    /// Only this turn.
+    pub turn: Option<u32>,
+    /// Only commands run on this host (`user@host` accepted; compared without the user).
+    pub host: Option<String>,
+}
+
+impl CommandFilter {
+    /// True when `row` passes.
+    pub fn matches(&self, row: &CommandRow) -> bool {
+        let host = self
+            .host
+            .as_deref()
+            .map(|h| h.rsplit('@').next().unwrap_or(h));
+        (!self.failed || row.failed())
+            && self.turn.is_none_or(|t| row.turn == t)
+            && host.is_none_or(|h| row.host.as_deref() == Some(h))
+    }
+
+    /// The rows of `rows` that pass, in order.
+    pub fn apply<'a>(&self, rows: &'a [CommandRow]) -> Vec<&'a CommandRow> {
+        rows.iter().filter(|r| self.matches(r)).collect()
+    }
+}
+
 /// Excerpt sizes: head and tail characters kept.
 const HEAD: usize = 300;
 const TAIL: usize = 700;
@@ -192,5 +221,21 @@ mod tests {
             rows[1].result.as_ref().map(|r| r.handle()),
             Some("E5·T1".into())
         );
+        let failed = CommandFilter {
+            failed: true,
+            ..CommandFilter::default()
+        };
+        assert_eq!(failed.apply(&rows).len(), 1);
+        let web1 = CommandFilter {
+            host: Some("root@web1".into()),
+            turn: Some(1),
+            ..CommandFilter::default()
+        };
+        assert_eq!(web1.apply(&rows).len(), 1);
+        let t2 = CommandFilter {
+            turn: Some(2),
+            ..CommandFilter::default()
+        };
+        assert!(t2.apply(&rows).is_empty());
     }
 }

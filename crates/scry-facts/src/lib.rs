@@ -16,6 +16,7 @@
 //! | [`surfaces`] | current / shadowed / log-only, context pack | S-Q2 |
 //! | [`lineage`] | trace: ancestors, descendants, root xor unresolved parent | S-Q6 |
 //! | [`overview`] | the stats card, agreeing with every ledger | S-C2 |
+//! | [`turns`] | per-turn summary: time, range, counts, prompt, answer, status | S-C3 |
 //!
 //! Shell commands are parsed with `brush-parser` (see [`shell::parse`]); here-doc bodies are
 //! data, never commands.
@@ -36,8 +37,9 @@ pub mod status;
 pub mod surfaces;
 pub mod text;
 pub mod tokens;
+pub mod turns;
 
-pub use commands::{commands, CommandRow, Outcome};
+pub use commands::{commands, CommandFilter, CommandRow, Outcome};
 pub use errors::{failures, Failure};
 pub use files::{files_ledger, FileWrite, FilesLedger, GroupCounts};
 pub use graph::{lineage_edges, reference_candidates, reference_edges, Edge, EdgeKind};
@@ -49,3 +51,4 @@ pub use provenance::{Evidence, Origin, Provenance};
 pub use status::{turn_statuses, TurnState, TurnStatus};
 pub use surfaces::{apply_surfaces, context_pack, surfaces, ContextPack};
 pub use tokens::{tokens, TokenReport};
+pub use turns::{turn_summaries, TurnSummary};

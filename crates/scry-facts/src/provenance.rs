@@ -38,15 +38,20 @@ pub struct Evidence {
     pub turn: u32,
     /// The event's stable locator (S-E2).
     pub locator: Locator,
+    /// The short handle `E<n>·T<n>`, for people.
+    #[serde(default)]
+    pub handle: String,
 }
 
 impl Evidence {
     /// The evidence handle of `event`.
     pub fn of(event: &Event) -> Self {
+        let n = event.seq.saturating_add(1);
         Evidence {
-            event: event.seq.saturating_add(1),
+            event: n,
             turn: event.turn,
             locator: event.locator.clone(),
+            handle: format!("E{n}·T{}", event.turn),
         }
     }
 
@@ -99,5 +104,6 @@ mod tests {
         assert_eq!(v["provenance"], "derived");
         assert_eq!(v["extractor"], "shell:redirect");
         assert_eq!(v["evidence"]["locator"], "id:u1#0");
+        assert_eq!(v["evidence"]["handle"], "E42·T3");
     }
 }
