@@ -4,7 +4,8 @@
 //! `scry` / `1session` / `session-reader` with a reading subcommand (`show`, `overview`,
 //! `turns`, `turn`, `digest`, `files`, `commands`, `errors`, `jobs`, `graph`, `related`,
 //! `context`, `export`, `resume`, `trace`; or any subcommand with `--session ID`) — yields a
-//! `references` candidate naming the id argument. An MCP call to a scry tool (tool name holding
+//! candidate naming the id argument: `handoff_from` for `context` (the hand-off pack, S-Q2),
+//! `references` for everything else. An MCP call to a scry tool (tool name holding
 //! `scry`, argument `id` / `session` / `session_id`) does too. Here-doc bodies are data, so a
 //! document that shows `scry show X` creates nothing. [`reference_edges`] resolves candidates
 //! with a caller-supplied resolver (the index) and counts evidence per target; unresolved
@@ -185,12 +186,22 @@ pub fn reference_candidates(session: &Session) -> Vec<ReferenceCandidate> {
     out
 }
 
-/// `references` edges of `session`: candidates resolved by `resolve` (id string → uri of an
-/// indexed session), self-references and unresolved targets dropped, evidence counted per
-/// target. Ordered by target uri.
+/// The edge kind a reading verb proves: reading another session's hand-off pack
+/// (`scry context X`) makes this session a hand-off from X; any other read is a reference.
+pub fn kind_of_verb(verb: &str) -> EdgeKind {
+    if verb == "context" {
+        EdgeKind::HandoffFrom
+    } else {
+        EdgeKind::References
+    }
+}
+
+/// `references` / `handoff_from` edges of `session`: candidates resolved by `resolve` (id
+/// string → uri of an indexed session), self-references and unresolved targets dropped,
+/// evidence counted per (kind, target). Ordered by kind, then target uri.
 pub fn reference_edges(session: &Session, resolve: impl Fn(&str) -> Option<String>) -> Vec<Edge> {
     let from = session.header.uri.clone();
-    let mut by_target: BTreeMap<String, Edge> = BTreeMap::new();
+    let mut by_target: BTreeMap<(EdgeKind, String), Edge> = BTreeMap::new();
     for c in reference_candidates(session) {
         let Some(to) = resolve(&c.target) else {
             continue;
@@ -198,8 +209,9 @@ pub fn reference_edges(session: &Session, resolve: impl Fn(&str) -> Option<Strin
         if to == from {
             continue;
         }
-        let edge = by_target.entry(to.clone()).or_insert_with(|| Edge {
-            kind: EdgeKind::References,
+        let kind = kind_of_verb(&c.verb);
+        let edge = by_target.entry((kind, to.clone())).or_insert_with(|| Edge {
+            kind,
             from: from.clone(),
             to,
             count: 0,
@@ -307,6 +319,16 @@ mod tests {
             vec![("claude:3ab9fe0e-full", 3), ("codex:01a0907c-full", 2)]
         );
         // Idempotent: the same input gives the same edges.
+        let mut h = Script::default();
+        h.user("pick up where the other left off").bash(
+            "a",
+            "scry context 3ab9fe0e --max-chars 8000",
+            Some(0),
+            "",
+        );
+        let handoff = reference_edges(&session(h), resolve);
+        assert_eq!(handoff.len(), 1);
+        assert_eq!(handoff[0].kind, EdgeKind::HandoffFrom);
         assert_eq!(reference_edges(&sess, resolve), edges);
     }
 

@@ -1,4 +1,5 @@
-//! Path resolution and grouping for the files ledger: project (under the session cwd),
+//! Path resolution and grouping for the files ledger: project (under the session cwd; a `~/`
+//! path counts when the cwd shows which home `~` is),
 //! runtime (temp dirs, caches, home dotfiles, anything else outside the project, remote
 //! hosts) and log (`*.log` files and anything under a `log/` or `logs/` directory).
 //! Log wins over project, project over runtime, so every path gets exactly one group.
@@ -102,6 +103,13 @@ pub fn group(path: &str, host: Option<&str>, cwd: Option<&str>) -> FileGroup {
 /// True when `path` lies under `cwd` (a relative path that does not climb out counts as
 /// under the project).
 pub fn under_project(path: &str, cwd: Option<&str>) -> bool {
+    if let Some(rest) = path.strip_prefix("~/") {
+        // `~` is the home the cwd lies in (`/home/u`, `/Users/u`, `/root`), when it shows one.
+        return match cwd.and_then(home_of) {
+            Some(home) => under_project(&format!("{home}/{rest}"), cwd),
+            None => false,
+        };
+    }
     if path.starts_with('~') {
         return false;
     }
@@ -115,6 +123,19 @@ pub fn under_project(path: &str, cwd: Option<&str>) -> bool {
             path == c || path.starts_with(&format!("{c}/"))
         }
         None => false,
+    }
+}
+
+/// The home directory a path lies in, when its shape shows one: `/home/<user>`,
+/// `/Users/<user>`, `/root`.
+pub fn home_of(path: &str) -> Option<String> {
+    let mut parts = path.split('/').skip(1);
+    match (parts.next(), parts.next()) {
+        (Some("root"), _) => Some("/root".to_string()),
+        (Some(top @ ("home" | "Users")), Some(user)) if !user.is_empty() => {
+            Some(format!("/{top}/{user}"))
+        }
+        _ => None,
     }
 }
 
@@ -170,6 +191,13 @@ mod tests {
             FileGroup::Runtime
         );
         assert_eq!(group("rel.md", None, None), FileGroup::Project);
+        assert_eq!(group("~/proj/src/b.rs", None, cwd), FileGroup::Project);
+        assert_eq!(group("~/.bashrc", None, cwd), FileGroup::Runtime);
+        assert_eq!(
+            group("~/proj/a.rs", None, Some("/srv/x")),
+            FileGroup::Runtime
+        );
+        assert_eq!(home_of("/Users/me/p").as_deref(), Some("/Users/me"));
         assert_eq!(display("/home/u/proj/src/a.rs", None, cwd), "src/a.rs");
         assert_eq!(display("/srv/a", Some("web1"), cwd), "web1:/srv/a");
     }
