@@ -5,6 +5,7 @@
 
 mod corpus {
     pub mod invariants;
+    pub mod older;
     pub mod real;
     pub mod sessions;
 }
