@@ -377,3 +377,58 @@ fn broken_sources_are_reported_and_the_others_parse() {
         "{text}"
     );
 }
+
+/// Older releases (corpus/real-older, each laid out as a home): every session file is found
+/// and parses. Counts by `find <home> -path '*/projects/*.jsonl'` (claude),
+/// `find <home>/.codex/sessions -name 'rollout-*'` (codex) and `find <home> -name 'session-*'`
+/// (gemini).
+#[test]
+fn older_releases_parse() {
+    let older = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real-older");
+    let cases = [
+        ("claude-1.0.71", ProviderId::Claude, 5),
+        ("codex-0.1.2505291658", ProviderId::Codex, 2),
+        ("codex-0.23.0", ProviderId::Codex, 1),
+        ("gemini-0.22.4", ProviderId::Gemini, 1),
+    ];
+    for (dir, provider, files) in cases {
+        let report = doctor(
+            &Env::with_home(older.join(dir).join("home")),
+            &registry(),
+            &Exclusions::new(),
+        );
+        let h = health(&report, provider);
+        assert_eq!((h.files_found, h.parsed), (files, files), "{dir}");
+        assert!(h.failed.is_empty(), "{dir}: {:?}", h.failed);
+        assert_eq!(
+            report.totals.files_found, files,
+            "{dir}: nothing else found"
+        );
+    }
+}
+
+/// Sources are parsed on several threads; the report must not depend on scheduling. Two runs
+/// over the corpus give the same JSON once wall times are removed.
+#[test]
+fn report_is_deterministic() {
+    fn strip_times(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.remove("ms");
+                m.remove("elapsed_ms");
+                // Which file is slowest is a measurement too.
+                m.remove("slowest");
+                m.values_mut().for_each(strip_times);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip_times),
+            _ => {}
+        }
+    }
+    let env = Env::with_home(real_home());
+    let run = || {
+        let mut v = serde_json::to_value(doctor(&env, &registry(), &Exclusions::new())).unwrap();
+        strip_times(&mut v);
+        v
+    };
+    assert_eq!(run(), run());
+}

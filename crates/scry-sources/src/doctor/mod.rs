@@ -18,6 +18,7 @@ use std::any::Any;
 use std::collections::{BTreeMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use scry_model::{Event, ProviderId, Warning, WarningKind};
@@ -31,6 +32,9 @@ pub use unknown::parse_unknown_record;
 
 /// Most discovery warnings kept per provider (the total is always counted).
 const MAX_DISCOVERY_WARNINGS: usize = 50;
+
+/// Most threads parsing one provider's sources at once.
+const MAX_WORKERS: usize = 4;
 
 /// The health of every source, as `scry doctor` shows it (text via [`render_text`], `--json`
 /// via serde).
@@ -279,26 +283,27 @@ fn provider_health(env: &Env, source: &dyn Source, ex: &Exclusions) -> ProviderH
 
     let mut tally = Tally::default();
     let mut seen_paths: HashSet<PathBuf> = HashSet::new();
-    for file in kept {
-        if let Some(project) = project_after_header(source, &file, ex) {
-            note_excluded(&mut h.excluded_files, project);
-            continue;
-        }
-        let t0 = Instant::now();
-        let mut sink = CountingSink::new(&mut tally);
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let mut out = Emitter::new(&mut sink);
-            source.parse_into(&file, &mut out).map(|_| ())
-        }));
-        let events = sink.events;
-        let elapsed = ms(t0);
-        h.events += events;
+    let checks = in_parallel(&kept, |file| check_file(source, file, ex));
+    for (file, check) in kept.iter().zip(checks) {
+        let (outcome, elapsed) = match check {
+            FileCheck::Excluded(why) => {
+                note_excluded(&mut h.excluded_files, why);
+                continue;
+            }
+            FileCheck::Parsed {
+                outcome,
+                events,
+                tally: t,
+                ms,
+            } => {
+                h.events += events;
+                tally.merge(t);
+                (outcome, ms)
+            }
+        };
         match outcome {
-            Ok(Ok(())) => h.parsed += 1,
-            Ok(Err(e)) => h.failed.push(failed(&file, e.to_string(), false)),
-            Err(payload) => h
-                .failed
-                .push(failed(&file, panic_message(payload.as_ref()), true)),
+            Ok(()) => h.parsed += 1,
+            Err((error, panicked)) => h.failed.push(failed(file, error, panicked)),
         }
         if seen_paths.insert(file.path.clone()) {
             h.bytes += file.size;
@@ -316,6 +321,84 @@ fn provider_health(env: &Env, source: &dyn Source, ex: &Exclusions) -> ProviderH
     h.unknown_records = tally.unknown_records();
     h.elapsed_ms = ms(start);
     h
+}
+
+/// What checking one kept source gave.
+enum FileCheck {
+    /// Left out after its header scan (project exclusion).
+    Excluded(Excluded),
+    /// Parsed (or tried to).
+    Parsed {
+        /// `Err((message, panicked))` when it failed.
+        outcome: Result<(), (String, bool)>,
+        /// Events produced (also by a parse that failed later).
+        events: u64,
+        /// Its warnings.
+        tally: Tally,
+        /// Wall time of the parse.
+        ms: f64,
+    },
+}
+
+/// Parses one source into a counting sink, errors and panics caught.
+fn check_file(source: &dyn Source, file: &SourceFile, ex: &Exclusions) -> FileCheck {
+    if let Some(project) = project_after_header(source, file, ex) {
+        return FileCheck::Excluded(project);
+    }
+    let t0 = Instant::now();
+    let mut tally = Tally::default();
+    let mut sink = CountingSink::new(&mut tally);
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let mut out = Emitter::new(&mut sink);
+        source.parse_into(file, &mut out).map(|_| ())
+    }));
+    let events = sink.events;
+    let outcome = match outcome {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err((e.to_string(), false)),
+        Err(payload) => Err((panic_message(payload.as_ref()), true)),
+    };
+    FileCheck::Parsed {
+        outcome,
+        events,
+        tally,
+        ms: ms(t0),
+    }
+}
+
+/// `f` over `items` on up to [`MAX_WORKERS`] threads (the machine's parallelism), results in
+/// `items` order so the report does not depend on scheduling.
+fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_WORKERS)
+        .min(items.len());
+    if workers <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        mine.push((i, f(item)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            // `f` catches the providers' panics itself; anything else is doctor's own bug.
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Roots without discovery (used when discovery panicked).
@@ -378,30 +461,45 @@ fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
-/// Warning and unknown-type counts over one provider's sources.
+/// Warning and unknown-type counts: of one source, then merged over a provider's sources.
 #[derive(Default)]
 struct Tally {
     /// kind → (count, first).
     kinds: BTreeMap<WarningKind, (u64, Warning)>,
-    /// type (or raw message) → (count, files, understood).
+    /// (understood, type or raw message) → (records, sources).
     unknown: BTreeMap<(bool, String), (u64, usize)>,
 }
 
 impl Tally {
+    /// One warning of one source.
     fn warning(&mut self, w: Warning) {
         if w.kind == WarningKind::UnknownRecord {
             let (key, count) = match parse_unknown_record(&w.message) {
                 Some((ty, n)) => ((true, ty), n),
                 None => ((false, w.message.clone()), 1),
             };
-            let e = self.unknown.entry(key).or_insert((0, 0));
+            let e = self.unknown.entry(key).or_insert((0, 1));
             e.0 += count;
-            e.1 += 1;
         }
         self.kinds
             .entry(w.kind)
             .and_modify(|(n, _)| *n += 1)
             .or_insert((1, w));
+    }
+
+    /// Adds a later source's tally (the first warning of each kind stays the earliest).
+    fn merge(&mut self, other: Tally) {
+        for (kind, (n, first)) in other.kinds {
+            self.kinds
+                .entry(kind)
+                .and_modify(|(m, _)| *m += n)
+                .or_insert((n, first));
+        }
+        for (key, (n, files)) in other.unknown {
+            let e = self.unknown.entry(key).or_insert((0, 0));
+            e.0 += n;
+            e.1 += files;
+        }
     }
 
     fn warnings_by_kind(&self) -> Vec<WarningCount> {
