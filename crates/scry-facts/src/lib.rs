@@ -14,6 +14,7 @@
 //! | [`graph`] | reference and lineage edges | S-F6 |
 //! | [`tokens`] | token totals per session / turn / model / day | S-F7 |
 //! | [`surfaces`] | current / shadowed / log-only, context pack | S-Q2 |
+//! | [`mentions`] | candidate path mentions (`text:path-mention`), never in a ledger | S-F1 |
 //! | [`lineage`] | trace: ancestors, descendants, root xor unresolved parent | S-Q6 |
 //! | [`overview`] | the stats card, agreeing with every ledger | S-C2 |
 //! | [`turns`] | per-turn summary: time, range, counts, prompt, answer, status | S-C3 |
@@ -28,6 +29,7 @@ pub mod files;
 pub mod graph;
 pub mod jobs;
 pub mod lineage;
+pub mod mentions;
 pub mod overview;
 pub mod pairing;
 pub mod paths;
@@ -45,6 +47,7 @@ pub use files::{files_ledger, FileWrite, FilesLedger, GroupCounts};
 pub use graph::{lineage_edges, reference_candidates, reference_edges, Edge, EdgeKind};
 pub use jobs::{jobs, Job, JobStatus};
 pub use lineage::{trace, Lineages, Trace};
+pub use mentions::{path_mentions, Mention};
 pub use overview::{overview, overview_from, Facts, Overview};
 pub use paths::FileGroup;
 pub use provenance::{Evidence, Origin, Provenance};

@@ -42,6 +42,15 @@ fn check(path: &str, s: &Session) {
         assert_eq!(e.map(|e| e.turn), Some(w.turn), "{path}");
     }
 
+    // Candidates stay out of the ledger and the ledger's paths out of the candidates.
+    for m in scry_facts::path_mentions(s, &facts.files) {
+        assert_eq!(m.origin.provenance, Provenance::Candidate, "{path}");
+        assert!(
+            !facts.files.writes.iter().any(|w| w.path == m.path),
+            "{path}"
+        );
+    }
+
     // Failures: one definition everywhere.
     let failing = ev
         .iter()
