@@ -192,11 +192,17 @@ fn text(h: &Header, st: &Stats, s: Style) -> String {
             out.push(field("", render::clip(&f.output, render::WIDTH - 10)));
         }
     }
-    for (i, src) in h.sources.iter().enumerate() {
+    // The primary source and a few side files; JSON lists every one.
+    const SHOWN_SOURCES: usize = 3;
+    for (i, src) in h.sources.iter().take(SHOWN_SOURCES).enumerate() {
         out.push(field(
             if i == 0 { "source" } else { "" },
             src.display().to_string(),
         ));
+    }
+    if h.sources.len() > SHOWN_SOURCES {
+        let more = h.sources.len() - SHOWN_SOURCES;
+        out.push(field("", format!("… {more} more files (listed by --json)")));
     }
     if !h.artifacts.is_empty() {
         out.push(field("artifacts", h.artifacts.join(", ")));
