@@ -3,6 +3,10 @@
 //! parsed again, and `ssh [opts] host CMD…` yields the `ssh` invocation itself plus the remote
 //! command parsed again with `host` attached (ssh joins its trailing words with spaces, so
 //! they are joined the same way). Recursion stops at depth 4.
+//!
+//! Here-doc bodies stay data (SPEC S-F3): a script fed on stdin (`bash <<EOF`,
+//! `ssh host <<EOF`) is not analysed as commands; only the Python and `apply_patch` readers
+//! look into a body, for the files it names.
 
 use super::parse::{parse, Redirect, SimpleCmd};
 

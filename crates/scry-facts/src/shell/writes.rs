@@ -129,8 +129,13 @@ fn invocation_writes(inv: &Invocation, out: &mut Vec<ShellWrite>) {
         }
         "scp" => scp_writes(inv, out),
         "apply_patch" | "applypatch" => {
-            // Codex's older `shell` tool ran patches as `["apply_patch", PATCH]`.
-            if let Some(patch) = args.iter().find(|a| a.contains("*** ")) {
+            // Codex's older `shell` tool ran patches as `["apply_patch", PATCH]`; agents also
+            // feed the patch on stdin: `apply_patch <<'EOF' … EOF`.
+            let patch = args
+                .iter()
+                .find(|a| a.contains("*** "))
+                .or(inv.stdin_doc.as_ref());
+            if let Some(patch) = patch {
                 for w in patch_files(patch) {
                     push_write(inv, &w.path, w.op, "shell:apply_patch", true, out);
                 }
@@ -517,6 +522,15 @@ mod tests {
         assert_eq!(
             w(cmd),
             vec![("n.txt".into(), None, WriteOp::Create, "shell:apply_patch")]
+        );
+    }
+
+    #[test]
+    fn apply_patch_fed_by_heredoc() {
+        let cmd = "bash -lc \"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.rs\n@@\n-x\n+y\n*** End Patch\nEOF\n\"";
+        assert_eq!(
+            w(cmd),
+            vec![("src/a.rs".into(), None, WriteOp::Edit, "shell:apply_patch")]
         );
     }
 
