@@ -3,8 +3,9 @@
 //!
 //! Adding an agent touches its own crate, one line in [`registry`], and fixtures.
 //!
-//! Source health ([`doctor`]) and leaving sources out ([`Exclusions`], from the config file
-//! ([`config`]) and flags) live here too, since they run over every provider.
+//! Source health ([`doctor()`], module [`mod@doctor`]) and leaving sources out ([`Exclusions`],
+//! from the config file ([`config`]) and flags) live here too, since they run over every
+//! provider.
 
 pub mod config;
 pub mod doctor;
