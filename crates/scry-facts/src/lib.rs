@@ -22,6 +22,14 @@
 //! Shell commands are parsed with `brush-parser` (see [`shell::parse`]); here-doc bodies are
 //! data, never commands.
 
+/// Version of the fact extractors (index layer L2, SPEC S-I1). Bump it whenever any ledger,
+/// status, surface or token rule changes its output, so stored facts are recomputed from the
+/// stored events.
+pub const EXTRACTOR_VERSION: u32 = 1;
+
+/// Version of the edge rules (index layer L3, SPEC S-I1): bump when [`graph`] changes.
+pub const EDGE_VERSION: u32 = 1;
+
 pub mod commands;
 pub mod errors;
 pub mod file_tools;
