@@ -20,8 +20,8 @@
 use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
-use scry_model::ProviderId;
-use scry_source::{Env, Source, SourceFile};
+use scry_model::{ProviderId, Warning, WarningKind};
+use scry_source::{Discovery, Env, Source, SourceFile};
 use serde::Serialize;
 
 use crate::ProviderDiscovery;
@@ -284,7 +284,8 @@ impl Exclusions {
 }
 
 /// [`crate::discover_all`] with exclusions: excluded providers are not asked to discover at
-/// all, and excluded files are dropped before anything is opened. Project exclusions of files
+/// all, and excluded files are dropped before anything is opened. A provider whose discovery
+/// panics yields an empty discovery with that panic as a warning, and the others go on. Project exclusions of files
 /// without a `cwd_hint` remain for the caller (see [`Exclusions::project_of`]).
 pub fn discover_excluding(
     sources: &[Box<dyn Source>],
@@ -297,7 +298,25 @@ pub fn discover_excluding(
         .filter(|s| only.is_empty() || only.contains(&s.id()))
         .filter(|s| !exclusions.excludes_provider(s.id()))
         .map(|s| {
-            let mut discovery = s.discover(env);
+            // A provider whose discovery panics (a bug) must not take the others down: its
+            // roots are still listed, with the panic as a warning.
+            let mut discovery =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.discover(env)))
+                    .unwrap_or_else(|payload| Discovery {
+                        roots: std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            s.roots(env)
+                        }))
+                        .unwrap_or_default(),
+                        files: Vec::new(),
+                        warnings: vec![Warning::new(
+                            WarningKind::Other,
+                            format!(
+                                "{} discovery panicked (a bug in scry): {}",
+                                s.id(),
+                                crate::doctor::panic_text(payload.as_ref())
+                            ),
+                        )],
+                    });
             let files = std::mem::take(&mut discovery.files);
             discovery.files = exclusions.partition(files).0;
             ProviderDiscovery {

@@ -418,3 +418,39 @@ fn invalid_config_and_flags_give_exact_errors() {
         "{err}"
     );
 }
+
+/// A provider whose discovery panics leaves the others' discovery intact, and says so.
+#[test]
+fn discover_excluding_survives_a_panicking_provider() {
+    struct Boom;
+    impl Source for Boom {
+        fn id(&self) -> ProviderId {
+            ProviderId::Cursor
+        }
+        fn roots(&self, _: &Env) -> Vec<Root> {
+            vec![Root::new(
+                PathBuf::from("/nonexistent/boom"),
+                Some("BOOM_HOME"),
+            )]
+        }
+        fn discover(&self, _: &Env) -> Discovery {
+            panic!("walk exploded")
+        }
+        fn parse_into(&self, _: &SourceFile, _: &mut Emitter<'_>) -> Result<Header, SourceError> {
+            unreachable!("never parsed")
+        }
+    }
+    let env = Env::with_home(real_home());
+    let mut sources = registry();
+    sources.insert(0, Box::new(Boom));
+    let found = discover_excluding(&sources, &env, &[], &Exclusions::new());
+    let boom = &found[0].discovery;
+    assert!(boom.files.is_empty());
+    assert_eq!(boom.roots[0].env_var.as_deref(), Some("BOOM_HOME"));
+    assert_eq!(
+        boom.warnings[0].message,
+        "cursor discovery panicked (a bug in scry): walk exploded"
+    );
+    let pi = found.iter().find(|d| d.provider == ProviderId::Pi).unwrap();
+    assert_eq!(pi.discovery.files.len(), 1);
+}

@@ -449,12 +449,16 @@ fn failed(file: &SourceFile, error: String, panicked: bool) -> FailedFile {
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
-    let text = payload
+    format!("panicked: {}", panic_text(payload))
+}
+
+/// The text a panic carried.
+pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> String {
+    payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic with a non-text payload".to_string());
-    format!("panicked: {text}")
+        .unwrap_or_else(|| "panic with a non-text payload".to_string())
 }
 
 fn ms(since: Instant) -> f64 {
