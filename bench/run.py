@@ -197,6 +197,7 @@ def main():
     ap.add_argument("--agentsview")
     ap.add_argument("--ccusage")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--cold-reps", type=int, help="repetitions of the cold index / sync (default: --reps)")
     ap.add_argument("--work", default="/tmp/scry-bench-work")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"))
     ap.add_argument("--scry-commit", default="")
@@ -229,13 +230,13 @@ def main():
 
     NA = "not available in this build"
     if "index" in cmds:
-        S["index_cold"] = measure([scry, "index", "--all"], senv, a.reps, a.work, "scry index cold", prep=rm_db)
+        S["cold index"] = measure([scry, "index", "--all"], senv, a.cold_reps or a.reps, a.work, "scry index cold", prep=rm_db)
         rm_db()
         run_once([scry, "index", "--all"], senv)
         res["scry"]["index_bytes"] = sum(os.path.getsize(db + s) for s in ("", "-wal") if os.path.exists(db + s))
     else:
-        S["index_cold"] = NA
-    S["list"] = measure([scry, "list", "--global", "--limit", "20", "--json"], senv, a.reps, a.work, "scry list", warmup=True)
+        S["cold index"] = NA
+    S["warm list --limit 20"] = measure([scry, "list", "--global", "--limit", "20", "--json"], senv, a.reps, a.work, "scry list", warmup=True)
     for label, q, rx in QUERIES:
         if "search" in cmds:
             argv = [scry, "search", q, "--scope", "global", "--json"] + (["--regex"] if rx else [])
@@ -280,13 +281,51 @@ def main():
         def rm_av():
             shutil.rmtree(avdir, ignore_errors=True)
 
-        A["index_cold"] = measure([av, "sync"], aenv, a.reps, a.work, "agentsview sync cold", prep=rm_av)
-        A["list"] = measure([av, "session", "list", "--limit", "20", "--json"], aenv, a.reps, a.work, "agentsview list", warmup=True)
-        for label, q, rx in QUERIES:
-            argv = [av, "session", "search", q, "--json"] + (["--regex"] if rx else [])
-            A["search: " + label] = measure(argv, aenv, a.reps, a.work, "agentsview search " + label, warmup=True)
-        A["show largest"] = measure([av, "session", "get", largest["id"], "--json"], aenv, a.reps, a.work, "agentsview get largest")
+        # Writes: one-shot syncs without the daemon (a fresh data dir = cold).
+        A["cold index"] = measure([av, "sync"], aenv, a.cold_reps or a.reps, a.work, "agentsview sync cold", prep=rm_av)
         A["re-index after 1 appended line"] = measure([av, "sync"], aenv, a.reps, a.work, "agentsview resync", prep=append)
+        # Reads: agentsview's read commands need its server ("direct SQLite reads are not
+        # supported for this command"), so one is started (no sync, a free port) and the client
+        # processes are timed against it; the server's own peak RSS is reported separately.
+        # AGENTSVIEW_NO_DAEMON=1 stays set: clients then use the running server but never
+        # autostart a background one (which would sync and watch files during the timings).
+        cenv = aenv
+        log = open(os.path.join(a.work, "agentsview-serve.log"), "wb")
+        srv = subprocess.Popen([av, "serve", "--port", "0", "--no-browser", "--no-sync", "--no-update-check"],
+                               env=cenv, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        try:
+            t0 = time.perf_counter()
+            while time.perf_counter() - t0 < 120:
+                if run_once([av, "session", "list", "--limit", "1", "--json"], cenv)[2] == 0:
+                    break
+                time.sleep(0.5)
+            res["agentsview"]["server_start_s"] = round(time.perf_counter() - t0, 2)
+            wide = ["--include-children", "--include-one-shot", "--include-automated"]
+            A["warm list --limit 20"] = measure([av, "session", "list", "--limit", "20", "--json"], cenv, a.reps, a.work, "agentsview list", warmup=True)
+            for label, q, rx in QUERIES:
+                argv = [av, "session", "search", q, "--json"] + wide + (["--regex"] if rx else [])
+                A["search: " + label] = measure(argv, cenv, a.reps, a.work, "agentsview search " + label, warmup=True)
+            A["show largest"] = measure([av, "session", "get", largest["id"], "--json"], cenv, a.reps, a.work, "agentsview get largest")
+            try:
+                doc = json.load(open(A["search: selective literal"]["stdout"]))
+                ids = {m.get("session_id") for m in doc.get("matches", [])}
+                res["agentsview"]["marker_sessions_found"] = len(ids)
+            except Exception as e:  # noqa: BLE001
+                res["agentsview"]["marker_sessions_found"] = f"error: {e}"
+            try:
+                for line in open(f"/proc/{srv.pid}/status"):
+                    if line.startswith("VmHWM"):
+                        res["agentsview"]["server_peak_rss_kib"] = int(line.split()[1])
+            except OSError:
+                pass
+        finally:
+            srv.terminate()
+            try:
+                srv.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                srv.kill()
+                srv.wait()
+            log.close()
         dbp = os.path.join(avdir, "sessions.db")
         res["agentsview"]["index_bytes"] = sum(os.path.getsize(dbp + s) for s in ("", "-wal") if os.path.exists(dbp + s))
         try:
@@ -353,7 +392,7 @@ def token_check(res, manifest, scry, senv, a):
             key = r["period"].rsplit("/", 1)[-1]
             key = re.sub(r"^rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-", "", key)
             cc[key] = r
-        ok = bad = missing = 0
+        ok = bad = missing = thoughts = 0
         examples = []
         for s in mains:
             if s["provider"] not in ("claude", "codex", "pi", "gemini"):
@@ -369,12 +408,17 @@ def token_check(res, manifest, scry, senv, a):
             want = (e["input"], e["output"], e["cache_read"], e["cache_write"])
             if got == want:
                 ok += 1
+            elif s["provider"] == "gemini" and got == (e["input"], e["output"] - e["reasoning"], e["cache_read"], e["cache_write"]):
+                # ccusage leaves Gemini thoughts out of output; scry (and the generator) count them
+                # as output (they are billed as output) and again as reasoning.
+                thoughts += 1
             else:
                 bad += 1
                 if len(examples) < 8:
                     examples.append({"id": s["id"], "provider": s["provider"], "kind": s["kind"],
                                      "ccusage(in,out,cr,cw)": got, "generator(in,out,cr,cw)": want})
-        out["ccusage_vs_generator"] = {"match": ok, "mismatch": bad, "missing": missing, "examples": examples}
+        out["ccusage_vs_generator"] = {"match": ok, "mismatch": bad, "missing": missing,
+                                       "gemini_output_without_thoughts": thoughts, "examples": examples}
 
     # scry: `show --json` per session, on a deterministic sample (every k-th main session).
     step = max(1, len(mains) // max(1, a.token_sample))
@@ -491,6 +535,12 @@ def write_md(res, manifest, a, js):
     else:
         w("- scry: no index in this build (not available)")
     if "agentsview" in res:
+        if "server_peak_rss_kib" in res["agentsview"]:
+            w("")
+            w(f"agentsview's read commands are clients of its server (started with `serve --no-sync --port 0` after the "
+              f"syncs; ready after {res['agentsview'].get('server_start_s')} s); the server's own peak RSS during the reads "
+              f"was {res['agentsview']['server_peak_rss_kib'] / 1024:.0f} MiB and is not in the client RSS column.")
+            w("")
         ib = res["agentsview"].get("index_bytes", 0)
         w(f"- agentsview: {ib:,} bytes = {100 * ib / mf['bytes']:.1f} % of corpus (`sessions.db` + WAL)")
     w("")
@@ -502,12 +552,17 @@ def write_md(res, manifest, a, js):
     for tool in ("scry", "agentsview", "ccusage"):
         if tool in res:
             w(f"- {tool} sessions found: `{json.dumps(res[tool].get('sessions_found'), ensure_ascii=False)}`")
+    marked = sum(1 for s in manifest["sessions"] if s["marker"])
+    if "agentsview" in res:
+        w(f"- selective literal: the generator planted it in {marked} sessions; agentsview's search returned "
+          f"{res['agentsview'].get('marker_sessions_found')} distinct sessions")
     t = res["tokens"]
     w("")
     if "ccusage_vs_generator" in t:
         c = t["ccusage_vs_generator"]
         w(f"- ccusage per-session tokens vs generator (input, output, cache read, cache write; subagents included): "
-          f"{c['match']} match, {c['mismatch']} mismatch, {c['missing']} missing from its report")
+          f"{c['match']} match, {c['mismatch']} mismatch, {c['missing']} missing from its report; "
+          f"{c['gemini_output_without_thoughts']} Gemini sessions differ only because ccusage's output leaves out thoughts tokens")
         for e in c["examples"]:
             w(f"  - `{json.dumps(e)}`")
     s = t["scry_vs_generator"]

@@ -296,7 +296,8 @@ pub fn write_session(
     )?;
     let compact_every = r.rng.range(15, 35);
     let mut turn = 0u64;
-    while r.f.bytes < plan.budget {
+    // At least one turn of its own, also when a fork's copied head already fills the budget.
+    while turn == 0 || r.f.bytes < plan.budget {
         turn += 1;
         r.tick(2_000, 600_000);
         let l = r.lang();
