@@ -151,3 +151,46 @@ fn real_codex_multi_agent_pair() {
         vec![("ls -1 | wc -l", Outcome::Succeeded, Some(0))]
     );
 }
+
+/// Surfaces of the real sessions. Claude: line 79 is the `system` `compact_boundary`, line 80
+/// the `isCompactSummary` user line ("This session is being continued from a previous
+/// conversation…"). Codex …805d…: line 82 is `compacted` ("Another language model started to
+/// solve this problem…"). Everything model-visible before them is shadowed; the context pack
+/// starts with the summary and holds the turn typed after it.
+#[test]
+fn real_surfaces_and_context_packs() {
+    use scry_facts::{context_pack, surfaces};
+    use scry_model::{EventKind, Surface};
+    for (needle, summary_start) in [
+        (
+            "029942d1-8e5d-4155-96e8-b9fe03dadf8d.jsonl",
+            "This session is being continued from a previous conversation",
+        ),
+        (
+            "01a22cf1-805d-7161-bbbc-a2414caa5633.jsonl",
+            "Another language model started to solve this problem",
+        ),
+    ] {
+        let s = session(needle);
+        let surf = surfaces(&s.events);
+        let first_compaction = s
+            .events
+            .iter()
+            .position(|e| e.kind == EventKind::Compaction)
+            .unwrap_or_else(|| panic!("{needle}: a compaction"));
+        assert!(surf[..first_compaction]
+            .iter()
+            .all(|x| *x != Surface::Current));
+        assert_eq!(surf[first_compaction], Surface::Current);
+        let pack = context_pack(&s, 100_000);
+        assert!(!pack.truncated);
+        let summary = pack
+            .summary
+            .unwrap_or_else(|| panic!("{needle}: a summary"));
+        assert!(summary.text.starts_with(summary_start), "{needle}");
+        assert!(
+            pack.items.iter().any(|i| i.kind == EventKind::User),
+            "{needle}"
+        );
+    }
+}
