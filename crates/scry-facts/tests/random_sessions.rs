@@ -88,16 +88,18 @@ fn random_session(rng: &mut Rng) -> Session {
         );
         e.seq = i as u32;
         e.subtype = rng.pick(SUBTYPES).map(str::to_string);
-        if matches!(kind, EventKind::ToolCall | EventKind::ToolResult) || rng.next() % 5 == 0 {
+        if matches!(kind, EventKind::ToolCall | EventKind::ToolResult)
+            || rng.next().is_multiple_of(5)
+        {
             e.tool = Some(rng.pick(TOOLS).to_string());
-            if rng.next() % 4 != 0 {
+            if !rng.next().is_multiple_of(4) {
                 e.call_id = Some(format!("c{}", rng.next() % 8));
             }
         }
         e.args = match rng.next() % 5 {
-            0 => {
-                Some(json!({ "command": rng.pick(CMDS), "run_in_background": rng.next() % 2 == 0 }))
-            }
+            0 => Some(
+                json!({ "command": rng.pick(CMDS), "run_in_background": rng.next().is_multiple_of(2) }),
+            ),
             1 => Some(json!({ "file_path": rng.pick(CMDS), "bash_id": "b1", "session_id": 3 })),
             2 => {
                 Some(json!({ "input": "*** Begin Patch\n*** Add File: x.md\n*** Move to: y.md\n" }))
@@ -121,7 +123,7 @@ fn random_session(rng: &mut Rng) -> Session {
             Surface::Shadowed,
             Surface::LogOnly,
         ]);
-        if rng.next() % 3 == 0 {
+        if rng.next().is_multiple_of(3) {
             e.usage = Some(TokenUsage {
                 input: rng.next() % 100,
                 output: 1,
@@ -129,11 +131,11 @@ fn random_session(rng: &mut Rng) -> Session {
             });
             e.model = Some(rng.pick(&["m1", "m2"]).to_string());
         }
-        if rng.next() % 2 == 0 {
+        if rng.next().is_multiple_of(2) {
             e.time =
                 jiff::Timestamp::from_second(1_790_000_000 + (rng.next() % 100_000) as i64).ok();
         }
-        if rng.next() % 6 == 0 {
+        if rng.next().is_multiple_of(6) {
             e.data = Some(json!({
                 "changes": { "/p/z.rs": { "type": "update" } },
                 "turn_id": format!("t{}", rng.next() % 3),
@@ -145,7 +147,7 @@ fn random_session(rng: &mut Rng) -> Session {
     }
     assign_turns(&mut events);
     let mut h = Header::new(ProviderId::Claude, "rand");
-    if rng.next() % 2 == 0 {
+    if rng.next().is_multiple_of(2) {
         h.cwd = Some("/p".into());
     }
     let mut s = Session::new(h);
