@@ -277,6 +277,9 @@ fn broken_sources_are_reported_and_the_others_parse() {
     // Gemini legacy whole-file JSON that is not JSON: the provider cannot read it at all.
     let bad_gemini = h.join(".gemini/tmp/p/chats/session-2026-01-01T00-00-abcd1234.json");
     write(&bad_gemini, "{not json");
+    // OpenCode: a database file that is not SQLite: a discovery warning, nothing listed.
+    let bad_db = h.join(".local/share/opencode/opencode.db");
+    write(&bad_db, "garbage, not SQLite");
     // pi: binary garbage with a torn tail — readable, so warnings, not a failure.
     write(
         &h.join(".pi/agent/sessions/--w--/2026-11-30T16-01-50-811Z_01a22d30-ecda-727d-b78c-ef0f21e58dab.jsonl"),
@@ -358,14 +361,26 @@ fn broken_sources_are_reported_and_the_others_parse() {
     assert!(!report.all_parsed());
     let text = render_text(&report);
     assert!(
-        text.contains(&format!("  FAILED {}: ", bad_gemini.display())),
+        text.contains("  FAILED ~/.gemini/tmp/p/chats/session-2026-01-01T00-00-abcd1234.json: "),
         "{text}"
     );
     assert!(
-        text.contains(&format!(
-            "  PANIC (a bug in scry) {}: panicked: index out of bounds",
-            h.join("panicky/bad").display()
-        )),
+        text.contains("  PANIC (a bug in scry) ~/panicky/bad: panicked: index out of bounds"),
+        "{text}"
+    );
+    let opencode = health(&report, ProviderId::Opencode);
+    assert_eq!(
+        (opencode.files_found, opencode.discovery_warnings_total),
+        (0, 1)
+    );
+    assert_eq!(
+        opencode.discovery_warnings[0].file.as_deref(),
+        Some(bad_db.as_path())
+    );
+    assert!(
+        text.contains(
+            "  discovery warnings: 1\n    ~/.local/share/opencode/opencode.db: unreadable: "
+        ),
         "{text}"
     );
     assert!(

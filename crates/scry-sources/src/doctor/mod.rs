@@ -40,6 +40,8 @@ const MAX_WORKERS: usize = 4;
 /// via serde).
 #[derive(Debug, Clone, Serialize)]
 pub struct DoctorReport {
+    /// The home directory checked (the text form writes paths under it as `~/…`).
+    pub home: PathBuf,
     /// Where the config file is looked for.
     pub config_path: PathBuf,
     /// What was excluded (and the config file it came from, if one was read).
@@ -219,6 +221,7 @@ pub fn doctor(env: &Env, sources: &[Box<dyn Source>], exclusions: &Exclusions) -
     }
     totals.elapsed_ms = ms(start);
     DoctorReport {
+        home: env.home().to_path_buf(),
         config_path: crate::config::config_path(env),
         exclusions: exclusions.summary(),
         providers,

@@ -2,12 +2,17 @@
 //! say, one line per provider that found nothing, failures and panics spelled out.
 
 use std::fmt::Write;
+use std::path::Path;
+
+use scry_model::Warning;
 
 use super::{DoctorReport, ProviderHealth};
 
-/// Renders `report` as compact text for a terminal (no colour, ends with a newline).
+/// Renders `report` as compact text for a terminal (no colour, ends with a newline). Paths
+/// under the home directory are written `~/…`.
 pub fn render_text(report: &DoctorReport) -> String {
     let mut s = String::new();
+    let short = |p: &Path| shorten(p, &report.home);
     let t = &report.totals;
     let _ = writeln!(
         s,
@@ -23,14 +28,10 @@ pub fn render_text(report: &DoctorReport) -> String {
     let ex = &report.exclusions;
     match &ex.config_file {
         Some(p) => {
-            let _ = writeln!(s, "config: {}", p.display());
+            let _ = writeln!(s, "config: {}", short(p));
         }
         None => {
-            let _ = writeln!(
-                s,
-                "config: none ({} not found)",
-                report.config_path.display()
-            );
+            let _ = writeln!(s, "config: none ({} not found)", short(&report.config_path));
         }
     }
     let mut parts = Vec::new();
@@ -42,11 +43,7 @@ pub fn render_text(report: &DoctorReport) -> String {
         parts.push(format!("paths {}", ex.paths.join(", ")));
     }
     if !ex.projects.is_empty() {
-        let v: Vec<String> = ex
-            .projects
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
+        let v: Vec<String> = ex.projects.iter().map(|p| short(p)).collect();
         parts.push(format!("projects {}", v.join(", ")));
     }
     if !parts.is_empty() {
@@ -54,7 +51,7 @@ pub fn render_text(report: &DoctorReport) -> String {
     }
     for p in &report.providers {
         s.push('\n');
-        provider(&mut s, p);
+        provider(&mut s, p, &short);
     }
     if t.panics > 0 {
         let _ = writeln!(
@@ -66,7 +63,7 @@ pub fn render_text(report: &DoctorReport) -> String {
     s
 }
 
-fn provider(s: &mut String, p: &ProviderHealth) {
+fn provider(s: &mut String, p: &ProviderHealth, short: &dyn Fn(&Path) -> String) {
     let title = format!("{} ({})", p.provider, p.name);
     if p.excluded {
         let _ = writeln!(s, "{title}: excluded");
@@ -76,7 +73,7 @@ fn provider(s: &mut String, p: &ProviderHealth) {
         .roots
         .iter()
         .map(|r| {
-            let mut t = r.path.display().to_string();
+            let mut t = short(&r.path);
             match (&r.env_var, r.exists) {
                 (Some(v), true) => t.push_str(&format!(" (from ${v})")),
                 (Some(v), false) => t.push_str(&format!(" (from ${v}, missing)")),
@@ -115,7 +112,7 @@ fn provider(s: &mut String, p: &ProviderHealth) {
     if p.discovery_warnings_total > 0 {
         let _ = writeln!(s, "  discovery warnings: {}", p.discovery_warnings_total);
         for w in p.discovery_warnings.iter().take(3) {
-            let _ = writeln!(s, "    {w}");
+            let _ = writeln!(s, "    {}", warning(w, short));
         }
     }
     if !p.warnings.is_empty() {
@@ -148,7 +145,7 @@ fn provider(s: &mut String, p: &ProviderHealth) {
             s,
             "  slowest: {:.1} ms {}{key} ({})",
             slow.ms,
-            slow.path.display(),
+            short(&slow.path),
             bytes(slow.bytes)
         );
     }
@@ -164,13 +161,44 @@ fn provider(s: &mut String, p: &ProviderHealth) {
             "FAILED"
         };
         // Source errors usually start with the path already; say it once.
-        let path = f.path.display().to_string();
+        let full = f.path.display().to_string();
         let error = f
             .error
-            .strip_prefix(&format!("{path}: "))
+            .strip_prefix(&format!("{full}: "))
             .unwrap_or(&f.error);
-        let _ = writeln!(s, "  {label} {path}{key}: {error}");
+        let _ = writeln!(s, "  {label} {}{key}: {error}", short(&f.path));
     }
+}
+
+/// `file:line: kind: message`, the file shortened and not repeated at the message's start.
+fn warning(w: &Warning, short: &dyn Fn(&Path) -> String) -> String {
+    let mut t = String::new();
+    let mut message = w.message.as_str();
+    if let Some(file) = &w.file {
+        t.push_str(&short(file));
+        if let Some(line) = w.line {
+            t.push_str(&format!(":{line}"));
+        }
+        t.push_str(": ");
+        let full = format!("{}: ", file.display());
+        message = message.strip_prefix(&full).unwrap_or(message);
+    }
+    t.push_str(&format!("{}: {message}", w.kind.as_str()));
+    t
+}
+
+/// `path` with a leading `home` written as `~`.
+fn shorten(path: &Path, home: &Path) -> String {
+    if home.parent().is_some() {
+        if let Ok(rest) = path.strip_prefix(home) {
+            return if rest.as_os_str().is_empty() {
+                "~".to_string()
+            } else {
+                format!("~/{}", rest.display())
+            };
+        }
+    }
+    path.display().to_string()
 }
 
 /// `1.2 MB`, `340 KB`, `12 B`.
@@ -190,7 +218,20 @@ fn bytes(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::bytes;
+    use super::{bytes, shorten};
+    use std::path::Path;
+
+    #[test]
+    fn home_is_tilde() {
+        let home = Path::new("/home/me");
+        assert_eq!(
+            shorten(Path::new("/home/me/.claude/x"), home),
+            "~/.claude/x"
+        );
+        assert_eq!(shorten(Path::new("/home/me"), home), "~");
+        assert_eq!(shorten(Path::new("/home/meow/x"), home), "/home/meow/x");
+        assert_eq!(shorten(Path::new("/x"), Path::new("/")), "/x");
+    }
 
     #[test]
     fn sizes() {
