@@ -185,12 +185,37 @@ fn excluded_sources_are_left_out_and_never_opened() {
         "{text}"
     );
     assert!(text.contains("\ncodex (Codex CLI): excluded\n"), "{text}");
+    assert!(report.unmatched_exclusions.is_empty());
+    assert!(!text.contains("matched nothing"), "{text}");
     assert!(
         text.contains("  excluded by path **/subagents/**: 1\n"),
         "{text}"
     );
     assert!(
         text.contains("  excluded by project /home/dev/work/proj-gemini: 2\n"),
+        "{text}"
+    );
+}
+
+/// A glob or project that leaves nothing out is pointed out (a typo is the usual cause).
+#[test]
+fn unmatched_exclusions_are_reported() {
+    let env = Env::with_home(real_home());
+    let mut ex = Exclusions::new();
+    ex.exclude_path("**/subagent/**", &env).unwrap();
+    ex.exclude_path("**/subagents/**", &env).unwrap();
+    ex.exclude_project("~/work/proj-claude", &env).unwrap();
+    let report = doctor(&env, &registry(), &ex);
+    assert_eq!(
+        report.unmatched_exclusions,
+        vec![
+            Excluded::Path("**/subagent/**".into()),
+            Excluded::Project(real_home().join("work/proj-claude")),
+        ]
+    );
+    let text = render_text(&report);
+    assert!(
+        text.contains("matched nothing: path **/subagent/**, project ~/work/proj-claude\n"),
         "{text}"
     );
 }

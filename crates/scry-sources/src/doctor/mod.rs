@@ -46,6 +46,8 @@ pub struct DoctorReport {
     pub config_path: PathBuf,
     /// What was excluded (and the config file it came from, if one was read).
     pub exclusions: ExclusionsSummary,
+    /// Exclusions that left nothing out (a typo in a glob or project path shows here).
+    pub unmatched_exclusions: Vec<Excluded>,
     /// One entry per registered provider, in registry order.
     pub providers: Vec<ProviderHealth>,
     /// Sums over all providers.
@@ -220,10 +222,12 @@ pub fn doctor(env: &Env, sources: &[Box<dyn Source>], exclusions: &Exclusions) -
         totals.bytes += p.bytes;
     }
     totals.elapsed_ms = ms(start);
+    let summary = exclusions.summary();
     DoctorReport {
         home: env.home().to_path_buf(),
         config_path: crate::config::config_path(env),
-        exclusions: exclusions.summary(),
+        unmatched_exclusions: unmatched(&summary, &providers),
+        exclusions: summary,
         providers,
         totals,
     }
@@ -402,6 +406,36 @@ fn in_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
     });
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The exclusions no source was left out by.
+fn unmatched(summary: &ExclusionsSummary, providers: &[ProviderHealth]) -> Vec<Excluded> {
+    let used: Vec<&Excluded> = providers
+        .iter()
+        .flat_map(|p| p.excluded_files.iter().map(|e| &e.reason))
+        .collect();
+    let mut out = Vec::new();
+    for id in &summary.providers {
+        if !providers.iter().any(|p| p.provider == *id && p.excluded) {
+            out.push(Excluded::Provider(*id));
+        }
+    }
+    let candidates = summary
+        .paths
+        .iter()
+        .map(|g| Excluded::Path(g.clone()))
+        .chain(
+            summary
+                .projects
+                .iter()
+                .map(|p| Excluded::Project(p.clone())),
+        );
+    for e in candidates {
+        if !used.contains(&&e) {
+            out.push(e);
+        }
+    }
+    out
 }
 
 /// Roots without discovery (used when discovery panicked).

@@ -7,6 +7,7 @@ use std::path::Path;
 use scry_model::Warning;
 
 use super::{DoctorReport, ProviderHealth};
+use crate::Excluded;
 
 /// Renders `report` as compact text for a terminal (no colour, ends with a newline). Paths
 /// under the home directory are written `~/…`.
@@ -48,6 +49,17 @@ pub fn render_text(report: &DoctorReport) -> String {
     }
     if !parts.is_empty() {
         let _ = writeln!(s, "excluding: {}", parts.join("; "));
+    }
+    if !report.unmatched_exclusions.is_empty() {
+        let v: Vec<String> = report
+            .unmatched_exclusions
+            .iter()
+            .map(|e| match e {
+                Excluded::Project(p) => format!("project {}", short(p)),
+                other => other.to_string(),
+            })
+            .collect();
+        let _ = writeln!(s, "matched nothing: {}", v.join(", "));
     }
     for p in &report.providers {
         s.push('\n');
