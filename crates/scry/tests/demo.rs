@@ -103,3 +103,56 @@ fn demo_ignores_the_real_environment() {
         .as_secs();
     assert_eq!(secs, 1_796_083_200);
 }
+
+/// `--call` and `--locator` find exactly what `--event` showed, in every demo session.
+#[test]
+fn call_and_locator_point_back_to_their_events() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let mut checked = 0;
+    for uri in all_uris(h, true) {
+        let events = scry(h, &["turn", "--demo", "--json", &uri, "--event", "1-50"]);
+        assert_eq!(events.code, 0, "{}", events.render());
+        let v = events.json();
+        let all: Vec<serde_json::Value> = v["turns"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|t| t["events"].as_array().cloned().unwrap_or_default())
+            .collect();
+        for e in &all {
+            let locator = e["locator"].as_str().unwrap();
+            let out = scry(h, &["turn", "--demo", "--json", &uri, "--locator", locator]);
+            assert_eq!(out.code, 0, "{}", out.render());
+            let found: Vec<u64> = out.json()["turns"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|t| t["events"].as_array().cloned().unwrap_or_default())
+                .filter_map(|x| x["event"].as_u64())
+                .collect();
+            assert!(
+                found.contains(&e["event"].as_u64().unwrap()),
+                "{uri} {locator}"
+            );
+        }
+        if let Some(call) = all.iter().find_map(|e| e["call_id"].as_str()) {
+            let out = scry(h, &["turn", "--demo", "--json", &uri, "--call", call]);
+            assert_eq!(out.code, 0, "{}", out.render());
+            let v = out.json();
+            let ids: Vec<&str> = v["turns"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|t| t["events"].as_array().into_iter().flatten())
+                .filter_map(|x| x["call_id"].as_str())
+                .collect();
+            assert!(
+                !ids.is_empty() && ids.iter().all(|i| *i == call),
+                "{uri} {call}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no demo session has a tool call");
+}

@@ -1,0 +1,125 @@
+//! Shared by the fact commands (`commands`, `files`, `errors`, `jobs`, `digest`, `graph`,
+//! `context`, `workspace`): read one whole session into memory, compute its facts once
+//! ([`scry_facts::Facts::of`]), and the small text / JSON pieces every ledger prints alike.
+//!
+//! Ledgers need the whole event list (pairing calls with later results, "fixed later?"), so
+//! unlike `show` / `turns` these commands hold the session; memory grows with the session, not
+//! with the corpus.
+
+use scry_facts::{Evidence, Facts, Origin};
+use scry_model::{Event, Session, Warning};
+use serde_json::{json, Value};
+
+use crate::app::Ctx;
+use crate::catalog::Catalog;
+use crate::error::CliResult;
+use crate::render;
+use crate::session_read::{self, FnSink, Opened};
+
+/// One session read in full, with its facts.
+pub struct Loaded {
+    /// The catalog it was resolved in (every provider's discovery).
+    pub catalog: Catalog,
+    /// The session.
+    pub session: Session,
+    /// Every fact of it.
+    pub facts: Facts,
+}
+
+/// Resolves `reference` and reads the whole session.
+pub fn load(ctx: &Ctx, reference: &str) -> CliResult<Loaded> {
+    let opened = session_read::open(ctx, reference)?;
+    let session = read(&opened)?;
+    let facts = Facts::of(&session);
+    Ok(Loaded {
+        catalog: opened.catalog,
+        session,
+        facts,
+    })
+}
+
+/// Streams `opened` into a [`Session`].
+pub fn read(opened: &Opened) -> CliResult<Session> {
+    let mut events: Vec<Event> = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let header = {
+        let mut sink = FnSink {
+            on_event: |e: Event| events.push(e),
+            on_warning: |w: Warning| warnings.push(w),
+        };
+        opened.stream(&mut sink)?
+    };
+    Ok(Session {
+        header,
+        events,
+        warnings,
+    })
+}
+
+/// The JSON envelope every fact command prints: the session header, then `key: value`, then
+/// the reading warnings.
+pub fn envelope(session: &Session, key: &str, value: Value) -> Value {
+    let mut v = json!({ "session": render::header_json(&session.header) });
+    if let Some(map) = v.as_object_mut() {
+        map.insert(key.to_string(), value);
+        map.insert(
+            "warnings".to_string(),
+            render::warnings_json(&session.warnings),
+        );
+    }
+    v
+}
+
+/// `serde_json::to_value` that never fails the command (a value that cannot be serialized
+/// becomes `null`).
+pub fn to_value<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// The first line of text output: the session uri and title.
+pub fn title_line(session: &Session) -> String {
+    let h = &session.header;
+    format!(
+        "{}  {}",
+        h.uri,
+        render::clip(h.title.as_deref().unwrap_or("(untitled)"), 60)
+    )
+}
+
+/// `E12·T3 observed tool:Write` — the provenance suffix of a text row.
+pub fn origin_text(o: &Origin) -> String {
+    format!(
+        "{} {} {}",
+        o.evidence.handle(),
+        o.provenance.as_str(),
+        o.extractor
+    )
+}
+
+/// `E12·T3`, or `-`.
+pub fn handle(e: Option<&Evidence>) -> String {
+    e.map(Evidence::handle).unwrap_or_else(|| "-".into())
+}
+
+/// Warnings for the bottom of a text output (none → nothing).
+pub fn warnings_tail(session: &Session) -> Vec<String> {
+    let w = render::warnings_text(&session.warnings, 3);
+    w.into_iter().map(|l| format!("warning: {l}")).collect()
+}
+
+/// Joins lines with trailing spaces trimmed and a final newline.
+pub fn lines(out: Vec<String>) -> String {
+    let mut text = out
+        .into_iter()
+        .map(|l| l.trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.push('\n');
+    text
+}
+
+/// One line of `text` (first line, control characters made visible, clipped to `max`).
+pub fn one_line(text: &str, max: usize) -> String {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    render::clip(&render::safe_text(first.trim()), max)
+}
