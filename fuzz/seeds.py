@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Builds the fuzz seed corpora from the shared test corpus (read-only; nothing is written
+next to it): seeds.py SHARED_CORPUS OUT_DIR.
+
+One directory per fuzz target under OUT_DIR. Seeds are cut to 128 KiB (at a line end when
+possible), the fuzzers' -max_len. Multi-file layouts (OpenCode storage, Grok session dirs,
+Antigravity brains) are joined with 0xFF bytes, as the targets expect (see src/lib.rs).
+Existing files in OUT_DIR are kept: they are what earlier runs found.
+"""
+
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+MAX = 128 * 1024
+SEP = b"\xff"
+
+
+def cut(data: bytes) -> bytes:
+    if len(data) <= MAX:
+        return data
+    head = data[:MAX]
+    nl = head.rfind(b"\n")
+    return head[: nl + 1] if nl > MAX // 2 else head
+
+
+def save(out: Path, target: str, data: bytes) -> None:
+    d = out / target
+    d.mkdir(parents=True, exist_ok=True)
+    data = cut(data)
+    name = "seed-" + hashlib.sha1(data).hexdigest()[:16]
+    (d / name).write_bytes(data)
+
+
+def files(root: Path, *suffixes: str):
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.name.endswith(suffixes):
+            yield p
+
+
+def under(p: Path, *parts: str) -> bool:
+    s = str(p)
+    return any(part in s for part in parts)
+
+
+def main() -> None:
+    corpus, out = Path(sys.argv[1]), Path(sys.argv[2])
+    jsonl = list(files(corpus, ".jsonl"))
+    for p in jsonl:
+        data = p.read_bytes()
+        save(out, "jsonl", data)
+        save(out, "redact", data)
+        if under(p, "/.claude/", "/claude/"):
+            save(out, "claude", data)
+        if under(p, "/.codex/", "/codex/"):
+            save(out, "codex", data)
+        if under(p, "/.gemini/tmp/", "/gemini/"):
+            save(out, "gemini", data)
+        if under(p, "/.pi/", "/pi/"):
+            save(out, "pi", data)
+        if under(p, "/cursor/", "/.cursor/"):
+            save(out, "cursor", data)
+        if under(p, "/antigravity/", "/brain/"):
+            save(out, "antigravity", data)
+        if under(p, "/dsh/", "/.dsh/"):
+            save(out, "dsh", data + (b"" if len(data) % 2 else b"\n"))
+    for p in files(corpus, ".json"):
+        if under(p, "/codex/", "/.codex/"):
+            save(out, "codex", p.read_bytes())
+        if under(p, "/gemini/", "/.gemini/tmp/"):
+            save(out, "gemini", p.read_bytes())
+    for p in files(corpus, ".zst", ".zstd"):
+        save(out, "dsh", p.read_bytes())
+        save(out, "jsonl", p.read_bytes())
+
+    # OpenCode JSON storage: session, then message / part pairs.
+    for session_dir in corpus.rglob("storage*/session"):
+        storage = session_dir.parent
+        for s in sorted(session_dir.rglob("*.json")):
+            sdata = s.read_bytes()
+            try:
+                sid = json.loads(sdata).get("id") or s.stem
+            except (ValueError, AttributeError):
+                sid = s.stem
+            pieces = [sdata]
+            for m in sorted((storage / "message" / str(sid)).glob("*.json")):
+                mdata = m.read_bytes()
+                try:
+                    mid = json.loads(mdata).get("id") or m.stem
+                except (ValueError, AttributeError):
+                    mid = m.stem
+                parts = sorted((storage / "part" / str(mid)).glob("*.json")) or [None]
+                for part in parts:
+                    pieces.append(mdata)
+                    pieces.append(part.read_bytes() if part else b"{}")
+            save(out, "opencode", SEP.join(pieces[:16]))
+
+    # Grok session directories.
+    for d in sorted({p.parent for p in corpus.rglob("chat_history.jsonl")} |
+                    {p.parent for p in corpus.rglob("summary.json")}):
+        pieces = []
+        for name in ("chat_history.jsonl", "summary.json", "updates.jsonl"):
+            f = d / name
+            pieces.append(f.read_bytes() if f.is_file() else b"")
+        save(out, "grok", SEP.join(pieces))
+
+    # Antigravity: a transcript plus the markdown artifacts beside it.
+    transcripts = [p for p in jsonl if under(p, "antigravity")]
+    arts = [p.read_bytes() for p in files(corpus, ".md") if under(p, "antigravity")]
+    for t in transcripts:
+        save(out, "antigravity", SEP.join([t.read_bytes()] + arts[:2]))
+
+    # LangGraph blobs from the real databases (opened immutable: the directory is read-only).
+    for db in corpus.rglob("*.db"):
+        try:
+            con = sqlite3.connect(f"file:{db}?immutable=1", uri=True)
+            rows = []
+            for table, col in (("checkpoints", "checkpoint"), ("writes", "value")):
+                try:
+                    rows += con.execute(f"SELECT type, {col} FROM {table} LIMIT 400").fetchall()
+                except sqlite3.Error:
+                    pass
+            con.close()
+        except sqlite3.Error:
+            continue
+        for typ, blob in rows:
+            if not isinstance(blob, bytes):
+                continue
+            kind = {"msgpack": 0, "json": 2}.get(typ, 3)
+            save(out, "langgraph", bytes([kind]) + blob)
+
+    # Shell commands from tool calls anywhere in the JSON lines.
+    commands = set()
+
+    def walk(v):
+        if isinstance(v, dict):
+            c = v.get("command") or v.get("cmd")
+            if isinstance(c, str):
+                commands.add(c)
+            elif isinstance(c, list) and all(isinstance(x, str) for x in c):
+                commands.add(c[-1] if c[:1] in (["bash"], ["sh"], ["zsh"]) else " ".join(c))
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, str) and v.startswith("{") and '"command"' in v:
+            try:
+                walk(json.loads(v))
+            except ValueError:
+                pass
+
+    for p in jsonl:
+        for line in p.read_bytes()[: 4 * MAX].splitlines():
+            try:
+                walk(json.loads(line))
+            except ValueError:
+                pass
+    for c in sorted(commands)[:1000]:
+        save(out, "shell", c.encode())
+
+    # Redaction: a few secret-shaped seeds (fake values in the documented formats).
+    for s in (
+        "export OPENAI_API_KEY=sk-proj-AbCdEf0123456789AbCdEf0123456789\n",
+        "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJl\n",
+        "-----BEGIN RSA PRIVATE KEY-----\\nMIIEowIBAAKCAQEA0123456789abcdef\\n-----END RSA PRIVATE KEY-----",
+        '{"api_key": "abc123def456ghi789", "url": "postgres://u:p4ssw0rd@db/app"}',
+        "AKIAABCDEFGHIJKLMNOP aws_secret_access_key=abcdefghijklmnopqrstuvwxyz0123456789ABCD",
+    ):
+        save(out, "redact", s.encode())
+
+    for t in sorted(os.listdir(out)):
+        print(f"seeds: {t}: {len(os.listdir(out / t))}")
+
+
+if __name__ == "__main__":
+    main()
