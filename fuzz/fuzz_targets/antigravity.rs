@@ -13,7 +13,10 @@ fuzz_target!(|data: &[u8]| {
     let mut files = Vec::new();
     for (i, piece) in pieces.iter().enumerate() {
         if i == 0 {
-            files.push(put(&format!("{BRAIN}/.system_generated/logs/transcript.jsonl"), piece));
+            files.push(put(
+                &format!("{BRAIN}/.system_generated/logs/transcript.jsonl"),
+                piece,
+            ));
         } else {
             files.push(put(&format!("{BRAIN}/artifact_{i}.md"), piece));
         }

@@ -12,7 +12,9 @@ const STORAGE: &str = ".local/share/opencode/storage";
 fuzz_target!(|data: &[u8]| {
     reset();
     let pieces = split(data, 16);
-    let Some(session) = pieces.first() else { return };
+    let Some(session) = pieces.first() else {
+        return;
+    };
     let sid = json_id(session, "id", "ses_fuzz");
     let f = put(&format!("{STORAGE}/session/proj_fuzz/{sid}.json"), session);
     let mut msg = String::from("msg_0");
