@@ -100,6 +100,67 @@ pub(crate) fn rest_json(event: &mut Event) -> Result<(String, String)> {
     Ok((std::mem::take(&mut event.text), rest?))
 }
 
+/// Bodies at least this long are stored zstd-compressed.
+const COMPRESS_FROM: usize = 192;
+
+/// The stored body of an event: a tag byte (0 = raw, 1 = zstd), then — compressed or not — the
+/// text's length (u32 LE), the text's bytes and the rest of the event as JSON. Text is kept
+/// byte for byte (NUL included); compression keeps the index below the corpus size.
+pub(crate) fn encode_body(text: &str, rest: &str) -> Vec<u8> {
+    let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
+    let mut raw = Vec::with_capacity(5 + text.len() + rest.len());
+    raw.push(0);
+    raw.extend_from_slice(&len.to_le_bytes());
+    raw.extend_from_slice(text.as_bytes());
+    raw.extend_from_slice(rest.as_bytes());
+    if raw.len() >= COMPRESS_FROM {
+        if let Ok(z) = zstd::bulk::compress(&raw[1..], 1) {
+            if z.len() + 1 < raw.len() {
+                let mut out = Vec::with_capacity(z.len() + 1);
+                out.push(1);
+                out.extend_from_slice(&z);
+                return out;
+            }
+        }
+    }
+    raw
+}
+
+/// Splits a stored body into text and rest JSON; `None` when it is damaged.
+pub(crate) fn decode_body(body: &[u8]) -> Option<(String, String)> {
+    let (&tag, data) = body.split_first()?;
+    let owned;
+    let data: &[u8] = match tag {
+        0 => data,
+        1 => {
+            owned = zstd::stream::decode_all(data).ok()?;
+            &owned
+        }
+        _ => return None,
+    };
+    let len = usize::try_from(u32::from_le_bytes(data.get(..4)?.try_into().ok()?)).ok()?;
+    let text = data.get(4..4 + len)?;
+    let rest = data.get(4 + len..)?;
+    Some((
+        String::from_utf8(text.to_vec()).ok()?,
+        String::from_utf8(rest.to_vec()).ok()?,
+    ))
+}
+
+/// The text of a stored body (for scans); empty when damaged.
+pub(crate) fn body_text(body: &[u8]) -> String {
+    decode_body(body).map(|(t, _)| t).unwrap_or_default()
+}
+
+/// Rebuilds an event from a stored body.
+pub(crate) fn event_from_body(uri: &str, body: &[u8]) -> Result<Event> {
+    let (text, rest) = decode_body(body).ok_or_else(|| StoreError::CorruptSession {
+        uri: uri.to_string(),
+        message: "event body does not decode".into(),
+    })?;
+    event_from(uri, text, &rest)
+}
+
 /// Rebuilds an event from its stored text and JSON rest.
 pub(crate) fn event_from(uri: &str, text: String, rest: &str) -> Result<Event> {
     let mut e: Event = serde_json::from_str(rest).map_err(|err| StoreError::CorruptSession {

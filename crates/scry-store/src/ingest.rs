@@ -1,20 +1,20 @@
 //! Writing sessions: the index writer is an [`EventSink`], so a parse streams straight into the
 //! open transaction and the store never holds a whole session in memory.
 
-use rusqlite::{params, Transaction};
+use rusqlite::{params, Connection};
 use scry_model::{Event, Header, Warning};
 use scry_source::{EventSink, ResumePoint};
 
 use crate::codec::{
-    aux_text, event_id, event_id_range, kind_to_i, rest_json, session_doc_id, surface_to_i,
-    time_to_i,
+    aux_text, encode_body, event_id, event_id_range, kind_to_i, rest_json, session_doc_id,
+    surface_to_i, time_to_i,
 };
 use crate::error::{Result, StoreError};
 
 /// Streams one session's events and warnings into the `events`, `events_fts` and `warnings`
 /// tables of an open transaction.
 pub(crate) struct IndexSink<'t> {
-    tx: &'t Transaction<'t>,
+    tx: &'t Connection,
     sid: i64,
     next_warning: u64,
     /// The first write error; later events are dropped and the transaction is rolled back.
@@ -27,7 +27,7 @@ pub(crate) struct IndexSink<'t> {
 
 impl<'t> IndexSink<'t> {
     /// A sink for session `sid` whose first new warning gets number `next_warning`.
-    pub(crate) fn new(tx: &'t Transaction<'t>, sid: i64, next_warning: u64) -> Self {
+    pub(crate) fn new(tx: &'t Connection, sid: i64, next_warning: u64) -> Self {
         IndexSink {
             tx,
             sid,
@@ -45,8 +45,8 @@ impl<'t> IndexSink<'t> {
         let mut st = self
             .tx
             .prepare_cached(
-                "INSERT INTO events(id, kind, turn, time, surface, text, aux, rest)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO events(id, kind, turn, time, surface, body, aux)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )
             .map_err(StoreError::db("prepare event insert"))?;
         st.execute(params![
@@ -55,9 +55,8 @@ impl<'t> IndexSink<'t> {
             event.turn,
             event.time.map(time_to_i),
             surface_to_i(event.surface),
-            &text,
-            &aux,
-            &rest
+            encode_body(&text, &rest),
+            &aux
         ])
         .map_err(StoreError::db("insert event"))?;
         let doc = match &aux {
@@ -119,7 +118,7 @@ impl EventSink for IndexSink<'_> {
 /// Deletes a session's events from `from_seq` on and its warnings from number `from_warning` on
 /// (everything with zeros), including their FTS rows.
 pub(crate) fn delete_tail(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     sid: i64,
     from_seq: u32,
     from_warning: u64,
@@ -159,7 +158,7 @@ pub(crate) fn delete_tail(
 }
 
 /// Deletes a whole session (row, events, FTS rows, warnings, facts).
-pub(crate) fn delete_session(tx: &Transaction<'_>, sid: i64) -> Result<()> {
+pub(crate) fn delete_session(tx: &Connection, sid: i64) -> Result<()> {
     delete_tail(tx, sid, 0, 0)?;
     tx.execute(
         "DELETE FROM events_fts WHERE rowid = ?1",
@@ -176,7 +175,7 @@ pub(crate) fn delete_session(tx: &Transaction<'_>, sid: i64) -> Result<()> {
 /// Writes (or replaces) the `sessions` row of `sid` and its title / artifact FTS document. A
 /// different session that had the same uri is removed first (the newest parse wins).
 pub(crate) fn write_header(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     sid: i64,
     header: &Header,
     events: u32,
@@ -197,13 +196,13 @@ pub(crate) fn write_header(
     let artifacts = (!header.artifacts.is_empty()).then(|| header.artifacts.join("\n"));
     tx.execute(
         "INSERT INTO sessions(sid, uri, provider, cwd, created, updated, kind, parent, live,
-                              title, artifacts, events, header)
-         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                              title, artifacts, events, header, recency)
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
          ON CONFLICT(sid) DO UPDATE SET uri = excluded.uri, provider = excluded.provider,
              cwd = excluded.cwd, created = excluded.created, updated = excluded.updated,
              kind = excluded.kind, parent = excluded.parent, live = excluded.live,
              title = excluded.title, artifacts = excluded.artifacts, events = excluded.events,
-             header = excluded.header",
+             header = excluded.header, recency = excluded.recency",
         params![
             sid,
             header.uri,
@@ -217,7 +216,8 @@ pub(crate) fn write_header(
             header.title,
             artifacts,
             events,
-            json
+            json,
+            header.updated.map_or(i64::MIN, time_to_i)
         ],
     )
     .map_err(StoreError::db("write session"))?;

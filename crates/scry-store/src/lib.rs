@@ -32,6 +32,15 @@
 //! the old or the new version of a session, never half of one, and a crash mid-index leaves a
 //! usable index. Errors are [`StoreError`]s carrying the closed codes of S-Q7.
 //!
+//! Wiring it into a front end:
+//! - `index [--all] [--force] [--prune]`: discover, then [`Store::refresh`] with
+//!   [`RefreshOptions::complete`] (or [`RefreshOptions::partial`] for a scope or one session;
+//!   `force` for `--force`), drawing a bar from [`Progress::done`] / [`Progress::total`];
+//!   then [`Store::prune`] for `--prune`. Report [`RefreshReport::failed`] as warnings.
+//! - `--no-index`: parse the sessions and call [`search_direct`] / [`search_session_direct`] /
+//!   [`SessionFilter::matches`]; the answers equal the indexed ones.
+//! - Errors: [`StoreError::code`] gives the S-Q7 code; `code().exit_code()` the CLI exit code.
+//!
 //! Header fields that belong to the index, not the source: `persisted` is `true` for every
 //! session read from the index, and `live` says whether its source was present at the last
 //! refresh (S-Q1, S-I6). Everything else equals the direct parse.

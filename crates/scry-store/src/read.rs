@@ -6,7 +6,7 @@ use std::ops::RangeInclusive;
 use rusqlite::{params, params_from_iter, OptionalExtension};
 use scry_model::{Event, Header, Session, Warning};
 
-use crate::codec::{event_from, event_id, event_id_range};
+use crate::codec::{event_from_body, event_id, event_id_range};
 use crate::error::{Result, StoreError};
 use crate::filter::SessionFilter;
 use crate::Store;
@@ -61,16 +61,19 @@ impl Store {
         }
         let mut st = self
             .conn
-            .prepare_cached("SELECT text, rest FROM events WHERE id BETWEEN ?1 AND ?2 ORDER BY id")
+            .prepare_cached("SELECT body FROM events WHERE id BETWEEN ?1 AND ?2 ORDER BY id")
             .map_err(StoreError::db("read events"))?;
         let mut rows = st
             .query(params![event_id(sid, from), event_id(sid, to)])
             .map_err(StoreError::db("read events"))?;
         let mut out = Vec::new();
         while let Some(r) = rows.next().map_err(StoreError::db("read events"))? {
-            let text: String = r.get(0).map_err(StoreError::db("read event text"))?;
-            let rest: String = r.get(1).map_err(StoreError::db("read event"))?;
-            out.push(event_from(uri, text, &rest)?);
+            let body = r.get_ref(0).map_err(StoreError::db("read event"))?;
+            let body = body.as_blob().map_err(|e| StoreError::CorruptSession {
+                uri: uri.to_string(),
+                message: e.to_string(),
+            })?;
+            out.push(event_from_body(uri, body)?);
         }
         Ok(out)
     }
@@ -139,7 +142,7 @@ impl Store {
         let n = params.len();
         let sql = format!(
             "SELECT uri, header, live FROM sessions WHERE {cond}
-             ORDER BY updated IS NULL, updated DESC, uri LIMIT ?{} OFFSET ?{}",
+             ORDER BY recency DESC, uri LIMIT ?{} OFFSET ?{}",
             n - 1,
             n
         );

@@ -13,6 +13,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 use scry_model::ProviderId;
@@ -117,6 +118,21 @@ pub struct RefreshReport {
     pub events_written: u64,
 }
 
+/// Events written before the refresh commits its transaction.
+pub const BATCH_EVENTS: u64 = 50_000;
+/// Time after which the refresh commits its transaction.
+pub const BATCH_TIME: Duration = Duration::from_millis(1000);
+
+fn begin(conn: &mut rusqlite::Connection) -> Result<rusqlite::Transaction<'_>> {
+    conn.transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(StoreError::db("begin index transaction"))
+}
+
+/// The open transaction of a refresh.
+struct Batch<'c> {
+    tx: rusqlite::Transaction<'c>,
+}
+
 struct FileRow {
     fid: i64,
     size: i64,
@@ -196,8 +212,113 @@ enum ParseOutcome {
 }
 
 impl Store {
+    /// Brings the index up to date with `files` (from [`scry_source::Source::discover`] /
+    /// `scry_sources::discover_all`, or one file for a single session), using `sources` (the
+    /// registry) to parse. `progress` is called after each file; returning `false` stops the
+    /// refresh with [`StoreError::Aborted`] (what was done so far is kept). One failing source
+    /// never stops the others: it is listed in [`RefreshReport::failed`].
+    ///
+    /// Writes are grouped: each session is written inside its own savepoint, and the enclosing
+    /// transaction commits every [`BATCH_EVENTS`] events or [`BATCH_TIME`] — a reader sees the
+    /// old or the new version of every session, never part of one.
+    pub fn refresh(
+        &mut self,
+        sources: &[Box<dyn Source>],
+        files: &[SourceFile],
+        opts: &RefreshOptions,
+        progress: &mut dyn FnMut(&Progress<'_>) -> bool,
+    ) -> Result<RefreshReport> {
+        let mut report = RefreshReport {
+            files: files.len(),
+            ..Default::default()
+        };
+        let mut seen: HashSet<(String, String)> = HashSet::new();
+        let mut i = 0;
+        loop {
+            let mut batch = Batch {
+                tx: begin(&mut self.conn)?,
+            };
+            let since = Instant::now();
+            let events_at_begin = report.events_written;
+            let mut aborted = false;
+            while i < files.len() {
+                let file = &files[i];
+                i += 1;
+                let path = file.path.to_string_lossy().into_owned();
+                let key = file.key.clone().unwrap_or_default();
+                seen.insert((path.clone(), key.clone()));
+                let action = batch.refresh_file(sources, file, &path, &key, opts, &mut report)?;
+                let p = Progress {
+                    done: i,
+                    total: files.len(),
+                    file,
+                    action,
+                };
+                if !progress(&p) {
+                    aborted = true;
+                    break;
+                }
+                if report.events_written - events_at_begin >= BATCH_EVENTS
+                    || since.elapsed() >= BATCH_TIME
+                {
+                    break;
+                }
+            }
+            let done = i >= files.len() && !aborted;
+            if done {
+                batch.mark_vanished(&seen, opts, &mut report)?;
+            }
+            batch
+                .tx
+                .commit()
+                .map_err(StoreError::db("commit index batch"))?;
+            if aborted {
+                return Err(StoreError::Aborted);
+            }
+            if done {
+                break;
+            }
+        }
+        Ok(report)
+    }
+
+    /// Removes every session whose source is gone (`live: false`) and its file record
+    /// (`index --prune`). Returns how many sessions were removed.
+    pub fn prune(&mut self) -> Result<usize> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(StoreError::db("begin prune"))?;
+        let fids: Vec<i64> = {
+            let mut st = tx
+                .prepare("SELECT fid FROM files WHERE live = 0")
+                .map_err(StoreError::db("list vanished"))?;
+            let rows = st
+                .query_map([], |r| r.get(0))
+                .map_err(StoreError::db("list vanished"))?;
+            rows.collect::<rusqlite::Result<_>>()
+                .map_err(StoreError::db("list vanished"))?
+        };
+        let mut removed = 0;
+        for fid in fids {
+            let had: i64 = tx
+                .query_row("SELECT count(*) FROM sessions WHERE sid = ?1", [fid], |r| {
+                    r.get(0)
+                })
+                .map_err(StoreError::db("count session"))?;
+            delete_session(&tx, fid)?;
+            tx.execute("DELETE FROM files WHERE fid = ?1", [fid])
+                .map_err(StoreError::db("delete file"))?;
+            removed += usize::try_from(had).unwrap_or(0);
+        }
+        tx.commit().map_err(StoreError::db("commit prune"))?;
+        Ok(removed)
+    }
+}
+
+impl Batch<'_> {
     fn file_row(&self, path: &str, key: &str) -> Result<Option<FileRow>> {
-        self.conn
+        self.tx
             .query_row(
                 "SELECT fid, size, mtime_ns, head_hash, related_sig, parser_version, resume,
                         prefix_hash, live
@@ -220,42 +341,6 @@ impl Store {
             )
             .optional()
             .map_err(StoreError::db("read file fingerprint"))
-    }
-
-    /// Brings the index up to date with `files` (from [`scry_source::Source::discover`] /
-    /// `scry_sources::discover_all`, or one file for a single session), using `sources` (the
-    /// registry) to parse. `progress` is called after each file; returning `false` stops the
-    /// refresh with [`StoreError::Aborted`] (what was committed stays). One failing source never
-    /// stops the others: it is listed in [`RefreshReport::failed`].
-    pub fn refresh(
-        &mut self,
-        sources: &[Box<dyn Source>],
-        files: &[SourceFile],
-        opts: &RefreshOptions,
-        progress: &mut dyn FnMut(&Progress<'_>) -> bool,
-    ) -> Result<RefreshReport> {
-        let mut report = RefreshReport {
-            files: files.len(),
-            ..Default::default()
-        };
-        let mut seen: HashSet<(String, String)> = HashSet::new();
-        for (i, file) in files.iter().enumerate() {
-            let path = file.path.to_string_lossy().into_owned();
-            let key = file.key.clone().unwrap_or_default();
-            seen.insert((path.clone(), key.clone()));
-            let action = self.refresh_file(sources, file, &path, &key, opts, &mut report)?;
-            let p = Progress {
-                done: i + 1,
-                total: files.len(),
-                file,
-                action,
-            };
-            if !progress(&p) {
-                return Err(StoreError::Aborted);
-            }
-        }
-        self.mark_vanished(&seen, opts, &mut report)?;
-        Ok(report)
     }
 
     fn refresh_file(
@@ -301,7 +386,7 @@ impl Store {
         };
         if let Some(r) = row.as_ref().filter(|_| same_base) {
             if r.size == size && r.head_hash == head && prefix_ok != Some(false) {
-                self.conn
+                self.tx
                     .execute(
                         "UPDATE files SET mtime_ns = ?1 WHERE fid = ?2",
                         params![file.mtime_ns, r.fid],
@@ -350,11 +435,11 @@ impl Store {
 
     fn revive(&self, r: &FileRow, report: &mut RefreshReport) -> Result<()> {
         if !r.live {
-            self.conn
+            self.tx
                 .execute("UPDATE files SET live = 1 WHERE fid = ?1", [r.fid])
                 .map_err(StoreError::db("revive file"))?;
             let n = self
-                .conn
+                .tx
                 .execute("UPDATE sessions SET live = 1 WHERE sid = ?1", [r.fid])
                 .map_err(StoreError::db("revive session"))?;
             report.revived += n;
@@ -376,9 +461,9 @@ impl Store {
         let path = file.path.to_string_lossy().into_owned();
         let key = file.key.clone().unwrap_or_default();
         let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(StoreError::db("begin session transaction"))?;
+            .tx
+            .savepoint()
+            .map_err(StoreError::db("begin session savepoint"))?;
         let sid = match fid {
             Some(f) => f,
             None => {
@@ -426,7 +511,8 @@ impl Store {
             Ok(x) => x,
             Err(message) => {
                 drop(sink);
-                tx.rollback().map_err(StoreError::db("roll back session"))?;
+                // Dropping the savepoint rolls this session back.
+                drop(tx);
                 return Ok(if resume.is_some() {
                     Ok(ParseOutcome::ResumeRefused)
                 } else {
@@ -480,12 +566,12 @@ impl Store {
         message: &str,
     ) -> Result<()> {
         match fid {
-            Some(fid) => self.conn.execute(
+            Some(fid) => self.tx.execute(
                 "UPDATE files SET size = ?1, mtime_ns = ?2, head_hash = ?3, related_sig = ?4,
                      parser_version = ?5, error = ?6 WHERE fid = ?7",
                 params![fp.0, fp.1, fp.2, fp.3, PARSER_VERSION, message, fid],
             ),
-            None => self.conn.execute(
+            None => self.tx.execute(
                 "INSERT INTO files(path, key, provider, size, mtime_ns, head_hash, related_sig,
                                    parser_version, error)
                  VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -514,7 +600,7 @@ impl Store {
     ) -> Result<()> {
         let rows: Vec<(i64, String, String, String)> = {
             let mut st = self
-                .conn
+                .tx
                 .prepare("SELECT fid, path, key, provider FROM files WHERE live = 1")
                 .map_err(StoreError::db("list files"))?;
             let rows = st
@@ -533,48 +619,15 @@ impl Store {
                     .iter()
                     .any(|p| p.as_str() == provider.as_str());
             if complete || !Path::new(&path).exists() {
-                self.conn
+                self.tx
                     .execute("UPDATE files SET live = 0 WHERE fid = ?1", [fid])
                     .map_err(StoreError::db("mark vanished"))?;
                 report.vanished += self
-                    .conn
+                    .tx
                     .execute("UPDATE sessions SET live = 0 WHERE sid = ?1", [fid])
                     .map_err(StoreError::db("mark vanished"))?;
             }
         }
         Ok(())
-    }
-
-    /// Removes every session whose source is gone (`live: false`) and its file record
-    /// (`index --prune`). Returns how many sessions were removed.
-    pub fn prune(&mut self) -> Result<usize> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(StoreError::db("begin prune"))?;
-        let fids: Vec<i64> = {
-            let mut st = tx
-                .prepare("SELECT fid FROM files WHERE live = 0")
-                .map_err(StoreError::db("list vanished"))?;
-            let rows = st
-                .query_map([], |r| r.get(0))
-                .map_err(StoreError::db("list vanished"))?;
-            rows.collect::<rusqlite::Result<_>>()
-                .map_err(StoreError::db("list vanished"))?
-        };
-        let mut removed = 0;
-        for fid in fids {
-            let had: i64 = tx
-                .query_row("SELECT count(*) FROM sessions WHERE sid = ?1", [fid], |r| {
-                    r.get(0)
-                })
-                .map_err(StoreError::db("count session"))?;
-            delete_session(&tx, fid)?;
-            tx.execute("DELETE FROM files WHERE fid = ?1", [fid])
-                .map_err(StoreError::db("delete file"))?;
-            removed += usize::try_from(had).unwrap_or(0);
-        }
-        tx.commit().map_err(StoreError::db("commit prune"))?;
-        Ok(removed)
     }
 }

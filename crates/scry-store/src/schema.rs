@@ -14,11 +14,12 @@
 //!   fingerprint (size, mtime, xxh3 of the first 64 KB, a stat signature of side files), the
 //!   last resume point and the hash proving the bytes before it, and `live`.
 //! - `sessions`: one row per session (`sid` = the file's id), the header as JSON plus indexed
-//!   columns for the filters (provider, cwd, created, updated, kind, parent, live, title).
+//!   columns for the filters (provider, cwd, created, updated, kind, parent, live, title) and
+//!   `recency` (= updated, or the smallest integer when unknown) so lists read in index order.
 //! - `events`: one row per event; `id` = `sid << 32 | seq` (so a session's events are one
-//!   contiguous rowid range and need no second index), kind / turn / time / surface columns, the
-//!   text whole, `aux` = the searchable text of tool name and arguments, `rest` = the rest of the
-//!   event as JSON.
+//!   contiguous rowid range and need no second index), kind / turn / time / surface columns,
+//!   `body` = the text whole plus the rest of the event as JSON (zstd-compressed from 192 bytes
+//!   on), `aux` = the searchable text of tool name and arguments.
 //! - `warnings`: the session's warnings in order, as JSON.
 //! - `events_fts`: a contentless FTS5 table with the trigram tokenizer over `text` + `aux`, kept
 //!   small with `detail=none` (no positions: a query is an AND of single trigrams; FTS5 refuses
@@ -30,7 +31,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::error::{Result, StoreError};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 3;
 /// Version of L1 (how sessions and events are stored and which parser produced them).
 pub const PARSER_VERSION: i64 = 1;
 /// Version of L2 (facts extracted from stored events).
@@ -63,6 +64,7 @@ CREATE TABLE sessions(
     cwd TEXT,
     created INTEGER,
     updated INTEGER,
+    recency INTEGER NOT NULL,
     kind TEXT NOT NULL,
     parent TEXT,
     live INTEGER NOT NULL,
@@ -72,6 +74,7 @@ CREATE TABLE sessions(
     header TEXT NOT NULL
 );
 CREATE INDEX sessions_updated ON sessions(updated);
+CREATE INDEX sessions_recent ON sessions(recency DESC, uri);
 CREATE INDEX sessions_cwd ON sessions(cwd);
 CREATE TABLE events(
     id INTEGER PRIMARY KEY,
@@ -79,9 +82,8 @@ CREATE TABLE events(
     turn INTEGER NOT NULL,
     time INTEGER,
     surface INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    aux TEXT,
-    rest TEXT NOT NULL
+    body BLOB NOT NULL,
+    aux TEXT
 );
 CREATE TABLE warnings(
     sid INTEGER NOT NULL,

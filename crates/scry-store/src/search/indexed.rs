@@ -8,12 +8,17 @@ use rusqlite::{params, params_from_iter, OptionalExtension};
 
 use super::engine::{self, page_within, rank, self_echo, Plan, RawHit, SessionMatch};
 use super::{Field, Hit, SearchPlan, SearchRequest, SearchResponse, SessionHits, SessionSearch};
-use crate::codec::{event_from, event_id, event_id_range, kind_from_i, kind_to_i, split_aux};
+use crate::codec::{
+    body_text, decode_body, event_from_body, event_id, event_id_range, kind_from_i, kind_to_i,
+    split_aux,
+};
 use crate::error::{Result, StoreError};
 use crate::Store;
 
 /// Scanning per session range instead of the whole table below this many sessions in scope.
 const RANGE_SCAN_MAX: usize = 256;
+/// Candidate rows further apart than this are reached by a new seek rather than by stepping.
+const SEEK_GAP: i64 = 16;
 
 impl Store {
     /// Searches every session in scope (S-S1…S-S6); see [`crate::search`] for the semantics.
@@ -21,16 +26,12 @@ impl Store {
         let plan = Plan::new(req, false)?;
         let scope = self.scope_sids(req)?;
         let (by_sid, used) = self.collect(&plan, scope.as_ref())?;
+        let meta = self.session_meta(by_sid.keys().copied())?;
         let mut matches = Vec::new();
         for (sid, hits) in by_sid {
-            let (uri, updated): (String, Option<i64>) = self
-                .conn
-                .query_row(
-                    "SELECT uri, updated FROM sessions WHERE sid = ?1",
-                    [sid],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
-                .map_err(StoreError::db("read session"))?;
+            let Some((uri, updated)) = meta.get(&sid).cloned() else {
+                continue;
+            };
             matches.push(SessionMatch {
                 key: sid,
                 uri,
@@ -96,6 +97,50 @@ impl Store {
         })
     }
 
+    /// `(uri, updated)` of the given sessions: one query per session for a few, one pass over
+    /// the table for many.
+    fn session_meta(
+        &self,
+        sids: impl Iterator<Item = i64>,
+    ) -> Result<HashMap<i64, (String, Option<i64>)>> {
+        let sids: Vec<i64> = sids.collect();
+        let mut out = HashMap::with_capacity(sids.len());
+        let map = |r: &rusqlite::Row<'_>| -> rusqlite::Result<(i64, String, Option<i64>)> {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        };
+        if sids.len() > 64 {
+            let wanted: HashSet<i64> = sids.into_iter().collect();
+            let mut st = self
+                .conn
+                .prepare_cached("SELECT sid, uri, updated FROM sessions")
+                .map_err(StoreError::db("read sessions"))?;
+            let rows = st
+                .query_map([], map)
+                .map_err(StoreError::db("read sessions"))?;
+            for row in rows {
+                let (sid, uri, updated) = row.map_err(StoreError::db("read sessions"))?;
+                if wanted.contains(&sid) {
+                    out.insert(sid, (uri, updated));
+                }
+            }
+        } else {
+            let mut st = self
+                .conn
+                .prepare_cached("SELECT sid, uri, updated FROM sessions WHERE sid = ?1")
+                .map_err(StoreError::db("read session"))?;
+            for sid in sids {
+                if let Some((sid, uri, updated)) = st
+                    .query_row([sid], map)
+                    .optional()
+                    .map_err(StoreError::db("read session"))?
+                {
+                    out.insert(sid, (uri, updated));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// The sids in scope, or `None` for every session.
     fn scope_sids(&self, req: &SearchRequest) -> Result<Option<HashSet<i64>>> {
         if req.filter.is_empty() {
@@ -136,37 +181,64 @@ impl Store {
                     .map_err(StoreError::db("trigram candidates"))?
             };
             let candidates = ids.len() as u64;
-            let mut ev = self
-                .conn
-                .prepare_cached("SELECT kind, turn, text, aux FROM events WHERE id = ?1")
-                .map_err(StoreError::db("read candidate"))?;
+            // Session documents (titles, artifacts) first; event candidates are read by walking
+            // the events table in rowid order, seeking only across gaps.
+            let mut events: Vec<i64> = Vec::with_capacity(ids.len());
             for id in ids {
                 let sid = id >> 32;
-                let seq = (id & 0xFFFF_FFFF) as u32;
                 if !in_scope(sid) {
                     continue;
                 }
-                if seq == u32::MAX {
+                if (id & 0xFFFF_FFFF) as u32 == u32::MAX {
                     let hits = self.session_level(plan, sid)?;
                     if !hits.is_empty() {
                         by_sid.entry(sid).or_default().extend(hits);
                     }
-                    continue;
+                } else {
+                    events.push(id);
                 }
-                let row: Option<(i64, u32, String, Option<String>)> = ev
-                    .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-                    .optional()
-                    .map_err(StoreError::db("read candidate"))?;
-                let Some((kind, turn, text, aux)) = row else {
-                    continue;
-                };
-                if !kind_ok(kind) {
-                    continue;
-                }
-                let Some(k) = kind_from_i(kind) else { continue };
-                let hits = plan.event_hits(seq, k, turn, &text, aux.as_deref());
-                if !hits.is_empty() {
-                    by_sid.entry(sid).or_default().extend(hits);
+            }
+            events.sort_unstable();
+            let mut st = self
+                .conn
+                .prepare_cached(
+                    "SELECT id, kind, turn, body, aux FROM events WHERE id >= ?1 ORDER BY id",
+                )
+                .map_err(StoreError::db("read candidates"))?;
+            let mut i = 0;
+            while i < events.len() {
+                let mut rows = st
+                    .query([events[i]])
+                    .map_err(StoreError::db("read candidates"))?;
+                while let Some(r) = rows.next().map_err(StoreError::db("read candidates"))? {
+                    let id: i64 = r.get(0).map_err(StoreError::db("read candidates"))?;
+                    while i < events.len() && events[i] < id {
+                        i += 1; // a candidate without an event row (cannot happen; be safe)
+                    }
+                    let Some(&want) = events.get(i) else { break };
+                    if id == want {
+                        i += 1;
+                        let kind: i64 = r.get(1).map_err(StoreError::db("read candidates"))?;
+                        if let Some(k) = kind_from_i(kind).filter(|_| kind_ok(kind)) {
+                            let turn: u32 = r.get(2).map_err(StoreError::db("read candidates"))?;
+                            let body = r.get_ref(3).map_err(StoreError::db("read candidates"))?;
+                            let text = body_text(body.as_blob().unwrap_or(&[]));
+                            let text = text.as_str();
+                            let aux = r.get_ref(4).map_err(StoreError::db("read candidates"))?;
+                            let aux = aux.as_str_or_null().ok().flatten();
+                            let hits =
+                                plan.event_hits((id & 0xFFFF_FFFF) as u32, k, turn, text, aux);
+                            if !hits.is_empty() {
+                                by_sid.entry(id >> 32).or_default().extend(hits);
+                            }
+                        }
+                    }
+                    // Seek instead of stepping when the next candidate is far ahead.
+                    match events.get(i) {
+                        Some(&next) if next - id > SEEK_GAP => break,
+                        None => break,
+                        _ => {}
+                    }
                 }
             }
             for hits in by_sid.values_mut() {
@@ -214,7 +286,7 @@ impl Store {
         let mut st = self
             .conn
             .prepare_cached(&format!(
-                "SELECT id, kind, turn, text, aux FROM events
+                "SELECT id, kind, turn, body, aux FROM events
                  WHERE id BETWEEN ?1 AND ?2 AND kind IN ({kind_list})"
             ))
             .map_err(StoreError::db("scan events"))?;
@@ -231,8 +303,9 @@ impl Store {
                 let kind: i64 = r.get(1).map_err(StoreError::db("scan events"))?;
                 let Some(k) = kind_from_i(kind) else { continue };
                 let turn: u32 = r.get(2).map_err(StoreError::db("scan events"))?;
-                let text = r.get_ref(3).map_err(StoreError::db("scan events"))?;
-                let text = text.as_str().unwrap_or("");
+                let body = r.get_ref(3).map_err(StoreError::db("scan events"))?;
+                let text = body_text(body.as_blob().unwrap_or(&[]));
+                let text = text.as_str();
                 let aux = r.get_ref(4).map_err(StoreError::db("scan events"))?;
                 let aux = aux.as_str_or_null().ok().flatten();
                 let hits = plan.event_hits((id & 0xFFFF_FFFF) as u32, k, turn, text, aux);
@@ -268,7 +341,7 @@ impl Store {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT id, kind, time, aux, rest FROM events
+                "SELECT id, kind, time, aux, body FROM events
                  WHERE id BETWEEN ?1 AND ?2 AND kind IN (?3, ?4)",
             )
             .map_err(StoreError::db("read caller events"))?;
@@ -286,7 +359,7 @@ impl Store {
                         r.get::<_, i64>(1)?,
                         r.get::<_, Option<i64>>(2)?,
                         r.get::<_, Option<String>>(3)?,
-                        r.get::<_, String>(4)?,
+                        r.get::<_, Vec<u8>>(4)?,
                     ))
                 },
             )
@@ -294,8 +367,8 @@ impl Store {
         let mut evs = Vec::new();
         for row in rows {
             let (id, kind, time, aux, rest) = row.map_err(StoreError::db("read caller events"))?;
-            let call_id = serde_json::from_str::<serde_json::Value>(&rest)
-                .ok()
+            let call_id = decode_body(&rest)
+                .and_then(|(_, rest)| serde_json::from_str::<serde_json::Value>(&rest).ok())
                 .and_then(|v| {
                     v.get("call_id")
                         .and_then(|c| c.as_str())
@@ -330,20 +403,16 @@ impl Store {
             };
             return Ok(engine::show(req, header, h, &text, None, None));
         };
-        let (text, aux, rest): (String, Option<String>, String) = self
+        let (body, aux): (Vec<u8>, Option<String>) = self
             .conn
-            .prepare_cached("SELECT text, aux, rest FROM events WHERE id = ?1")
-            .and_then(|mut st| {
-                st.query_row([event_id(sid, seq)], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                })
-            })
+            .prepare_cached("SELECT body, aux FROM events WHERE id = ?1")
+            .and_then(|mut st| st.query_row([event_id(sid, seq)], |r| Ok((r.get(0)?, r.get(1)?))))
             .map_err(StoreError::db("read hit"))?;
-        let event = event_from(&header.uri, String::new(), &rest)?;
+        let event = event_from_body(&header.uri, &body)?;
         let field_text = match h.field {
             Field::Tool => split_aux(aux.as_deref().unwrap_or("")).0.to_string(),
             Field::Args => split_aux(aux.as_deref().unwrap_or("")).1.to_string(),
-            _ => text,
+            _ => event.text.clone(),
         };
         Ok(engine::show(
             req,

@@ -149,3 +149,162 @@ fn a_second_refresh_of_the_corpus_parses_nothing() {
     );
     assert_eq!(r.unchanged + r.failed.len(), nfiles);
 }
+
+#[test]
+fn header_filters_and_event_windows_agree_with_the_parse() {
+    use scry_model::{ProviderId, SessionKind};
+    use scry_store::TimeRange;
+    let tmp = tempfile::tempdir().unwrap();
+    let (store, direct, _) = indexed_corpus(tmp.path());
+    let mid = &direct[direct.len() / 3].header;
+    let filters = vec![
+        SessionFilter::default(),
+        SessionFilter {
+            providers: vec![ProviderId::Codex],
+            ..Default::default()
+        },
+        SessionFilter {
+            providers: vec![ProviderId::Claude, ProviderId::Gemini],
+            ..Default::default()
+        },
+        SessionFilter {
+            cwd_under: mid.cwd.clone(),
+            ..Default::default()
+        },
+        SessionFilter {
+            cwd_under: Some("/".into()),
+            ..Default::default()
+        },
+        SessionFilter {
+            cwd_under: Some("/home".into()),
+            ..Default::default()
+        },
+        SessionFilter {
+            created: TimeRange {
+                from: mid.created,
+                to: None,
+            },
+            ..Default::default()
+        },
+        SessionFilter {
+            updated: TimeRange {
+                from: None,
+                to: mid.updated,
+            },
+            ..Default::default()
+        },
+        SessionFilter {
+            updated: TimeRange {
+                from: mid.updated,
+                to: mid.updated,
+            },
+            ..Default::default()
+        },
+        SessionFilter {
+            kinds: vec![SessionKind::Subagent, SessionKind::Fork],
+            ..Default::default()
+        },
+        SessionFilter {
+            kinds: vec![SessionKind::Main],
+            live: Some(true),
+            ..Default::default()
+        },
+        SessionFilter {
+            live: Some(false),
+            ..Default::default()
+        },
+        SessionFilter {
+            uris: vec![mid.uri.clone(), "claude:nope".into()],
+            ..Default::default()
+        },
+    ];
+    let mut parents = direct
+        .iter()
+        .filter_map(|s| s.header.parent.clone().map(|p| (p, s.header.provider)));
+    let mut filters = filters;
+    if let Some((p, prov)) = parents.next() {
+        filters.push(SessionFilter {
+            parent: Some(p.clone()),
+            ..Default::default()
+        });
+        filters.push(SessionFilter {
+            parent: Some(format!("{}:{p}", prov.as_str())),
+            ..Default::default()
+        });
+    }
+    for f in &filters {
+        let got: Vec<String> = store
+            .headers(f, 100_000, 0)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.uri)
+            .collect();
+        let mut want: Vec<&scry_model::Header> = direct
+            .iter()
+            .map(|s| &s.header)
+            .filter(|h| f.matches(h))
+            .collect();
+        want.sort_by(|a, b| {
+            (a.updated.is_none(), std::cmp::Reverse(a.updated), &a.uri).cmp(&(
+                b.updated.is_none(),
+                std::cmp::Reverse(b.updated),
+                &b.uri,
+            ))
+        });
+        let want: Vec<String> = want.into_iter().map(|h| h.uri.clone()).collect();
+        assert_eq!(got, want, "{f:?}");
+        assert_eq!(store.count(f).unwrap(), want.len());
+    }
+    // Paging.
+    let page2 = store.headers(&SessionFilter::default(), 5, 5).unwrap();
+    let all = store.headers(&SessionFilter::default(), 10, 0).unwrap();
+    assert_eq!(page2, all[5..].to_vec());
+    // Event windows, clipped to the session; an inverted window is refused.
+    let big = direct.iter().max_by_key(|s| s.events.len()).unwrap();
+    let w = store.events(&big.header.uri, 2..=5).unwrap();
+    assert_eq!(w, big.events[2..=5].to_vec());
+    let n = big.events.len() as u32;
+    assert_eq!(
+        store.events(&big.header.uri, n - 2..=n + 50).unwrap(),
+        big.events[(n - 2) as usize..].to_vec()
+    );
+    assert!(store
+        .events(&big.header.uri, n + 1..=n + 3)
+        .unwrap()
+        .is_empty());
+    #[allow(clippy::reversed_empty_ranges)]
+    let inverted = store.events(&big.header.uri, 5..=2).unwrap_err();
+    assert_eq!(inverted.code(), scry_model::ErrorCode::InvalidWindow);
+    assert_eq!(
+        store
+            .headers(
+                &SessionFilter {
+                    updated: TimeRange {
+                        from: mid.updated.map(|t| t + jiff::SignedDuration::from_secs(1)),
+                        to: mid.updated
+                    },
+                    ..Default::default()
+                },
+                5,
+                0
+            )
+            .map(|_| ())
+            .unwrap_err()
+            .code(),
+        scry_model::ErrorCode::InvalidFilter
+    );
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("index.db");
+    std::fs::write(
+        &db,
+        b"this is not sqlite at all, just text that is long enough to be a header....",
+    )
+    .unwrap();
+    let err = Store::open(&db).unwrap_err();
+    assert_eq!(err.code(), scry_model::ErrorCode::PersistenceFailure);
+    assert!(err.to_string().contains("index.db"), "{err}");
+}
