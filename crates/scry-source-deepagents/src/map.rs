@@ -204,7 +204,12 @@ impl Mapper {
             self.event(p, EventKind::User, text, 0)
         };
         if let Some(s) = source {
-            e.data = Some(serde_json::json!({ "lc_source": s }));
+            e.data = Some(if e.kind == EventKind::Compaction {
+                // The summarized messages were removed from the state: nothing to shadow.
+                serde_json::json!({ "lc_source": s, "surface_op": { "op": "summary_message" } })
+            } else {
+                serde_json::json!({ "lc_source": s })
+            });
         }
         out.emit(e);
     }

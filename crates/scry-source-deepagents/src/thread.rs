@@ -361,6 +361,8 @@ pub(crate) fn parse(file: &SourceFile, out: &mut Emitter<'_>) -> Result<Header, 
             ));
         }
         e.data = Some(serde_json::json!({
+            // The replaced span is computed here (S-Q2): shared surface rules leave it alone.
+            "surface_op": { "op": "summarize", "shadows_messages_before": s.cutoff },
             "cutoff_index": s.cutoff,
             "file_path": s.file_path,
             "file_exists": exists,

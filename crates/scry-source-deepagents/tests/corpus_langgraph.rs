@@ -56,6 +56,9 @@ fn check_expected(db: &str, expected: &str) {
         for (i, e) in s.events.iter().enumerate() {
             assert_eq!(e.seq as usize, i);
         }
+        // The shared surface rules (S-Q2) agree with the provider's own marks.
+        let own: Vec<Surface> = s.events.iter().map(|e| e.surface).collect();
+        assert_eq!(scry_facts::surfaces(&s.events), own, "{}", f.id);
     }
 }
 

@@ -160,6 +160,8 @@ impl State<'_> {
                 }
                 let keep = |k: &str| r.value.get(k).cloned().unwrap_or(Value::Null);
                 e.data = Some(serde_json::json!({
+                    // Computed here from kept_count (S-Q2): shared surface rules leave it alone.
+                    "surface_op": { "op": "compress", "kept_count": keep("kept_count") },
                     "removed_count": keep("removed_count"),
                     "kept_count": keep("kept_count"),
                     "tokens_before": keep("tokens_before"),

@@ -164,6 +164,16 @@ fn missing_thread_id_and_checkpoint_without_transcript() {
 }
 
 #[test]
+fn shared_surface_rules_agree() {
+    use scry_source::Source;
+    for f in common::files() {
+        let s = scry_source_mtagent::MtagentSource.parse(&f).unwrap();
+        let own: Vec<Surface> = s.events.iter().map(|e| e.surface).collect();
+        assert_eq!(scry_facts::surfaces(&s.events), own, "{}", f.id);
+    }
+}
+
+#[test]
 fn header_scan_and_detect() {
     use scry_source::Source;
     for f in common::files() {
