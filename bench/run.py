@@ -386,8 +386,8 @@ def token_check(res, manifest, scry, senv, a):
         return t
 
     rep = res.get("ccusage", {}).get("report")
+    cc = {}
     if rep is not None:
-        cc = {}
         for r in rep:
             key = r["period"].rsplit("/", 1)[-1]
             key = re.sub(r"^rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-", "", key)
@@ -425,6 +425,7 @@ def token_check(res, manifest, scry, senv, a):
     sample = mains[::step]
     ok = bad = err = 0
     examples = []
+    scry_got = {}
     t0 = time.perf_counter()
     for s in sample:
         p = subprocess.run([scry, "show", s["id"], "--json"], env=senv, capture_output=True, text=True)
@@ -446,6 +447,7 @@ def token_check(res, manifest, scry, senv, a):
             continue
         e = expected(s, False)
         got = (tok.get("input"), tok.get("output"), tok.get("cache_read"), tok.get("cache_write"))
+        scry_got[s["id"]] = (s, got)
         want = (e["input"], e["output"], e["cache_read"], e["cache_write"])
         if s["kind"] == "fork":
             # The fork's own requests only are in the manifest; scry may count copied history.
@@ -462,6 +464,28 @@ def token_check(res, manifest, scry, senv, a):
                 if len(examples) < 8:
                     examples.append({"id": s["id"], "provider": s["provider"], "kind": s["kind"],
                                      "scry(in,out,cr,cw)": got, "generator(in,out,cr,cw)": want})
+    # Direct scry vs ccusage, on sampled sessions without subagents (ccusage folds a Claude
+    # session's subagent files into its total; scry reports them as their own sessions).
+    if cc:
+        same = diff = with_sub = absent = 0
+        dex = []
+        for sid, (s, got) in scry_got.items():
+            if subs.get(sid):
+                with_sub += 1
+                continue
+            r = cc.get(sid)
+            if r is None:
+                absent += 1
+                continue
+            theirs = (r["inputTokens"], r["outputTokens"], r["cacheReadTokens"], r["cacheCreationTokens"])
+            if theirs == got:
+                same += 1
+            else:
+                diff += 1
+                if len(dex) < 6:
+                    dex.append({"id": sid, "provider": s["provider"], "scry(in,out,cr,cw)": got, "ccusage(in,out,cr,cw)": theirs})
+        out["scry_vs_ccusage"] = {"equal": same, "different": diff, "skipped_with_subagents": with_sub,
+                                  "not_in_ccusage": absent, "examples": dex}
     out["scry_vs_generator"] = {"sampled": len(sample), "match": ok, "mismatch": bad, "errors": err,
                                 "examples": examples, "seconds": round(time.perf_counter() - t0, 1)}
     return out
@@ -565,6 +589,12 @@ def write_md(res, manifest, a, js):
           f"{c['gemini_output_without_thoughts']} Gemini sessions differ only because ccusage's output leaves out thoughts tokens")
         for e in c["examples"]:
             w(f"  - `{json.dumps(e)}`")
+    if "scry_vs_ccusage" in t:
+        c = t["scry_vs_ccusage"]
+        w(f"- scry vs ccusage per-session tokens, directly (sampled sessions without subagents): {c['equal']} equal, "
+          f"{c['different']} different, {c['not_in_ccusage']} not in ccusage's report ({c['skipped_with_subagents']} sessions with subagents skipped)")
+        for e in c["examples"]:
+            w(f"  - `{json.dumps(e, ensure_ascii=False)}`")
     s = t["scry_vs_generator"]
     w(f"- scry `show --json` tokens vs generator on {s['sampled']} sampled sessions: {s['match']} match, "
       f"{s['mismatch']} mismatch, {s['errors']} errors/no tokens ({s['seconds']} s)")
