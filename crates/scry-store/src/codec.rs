@@ -100,11 +100,19 @@ pub(crate) fn rest_json(event: &mut Event) -> Result<(String, String)> {
     Ok((std::mem::take(&mut event.text), rest?))
 }
 
+thread_local! {
+    static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        std::cell::RefCell::new(zstd::bulk::Compressor::new(1).ok());
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        std::cell::RefCell::new(zstd::bulk::Decompressor::new().ok());
+}
+
 /// Bodies at least this long are stored zstd-compressed.
 const COMPRESS_FROM: usize = 192;
 
-/// The stored body of an event: a tag byte (0 = raw, 1 = zstd), then — compressed or not — the
-/// text's length (u32 LE), the text's bytes and the rest of the event as JSON. Text is kept
+/// The stored body of an event: a tag byte (0 = raw; 1 = zstd, followed by the raw length as
+/// u32 LE), then — compressed or not — the text's length (u32 LE), the text's bytes and the rest
+/// of the event as JSON. Text is kept
 /// byte for byte (NUL included); compression keeps the index below the corpus size.
 pub(crate) fn encode_body(text: &str, rest: &str) -> Vec<u8> {
     let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
@@ -114,10 +122,13 @@ pub(crate) fn encode_body(text: &str, rest: &str) -> Vec<u8> {
     raw.extend_from_slice(text.as_bytes());
     raw.extend_from_slice(rest.as_bytes());
     if raw.len() >= COMPRESS_FROM {
-        if let Ok(z) = zstd::bulk::compress(&raw[1..], 1) {
-            if z.len() + 1 < raw.len() {
-                let mut out = Vec::with_capacity(z.len() + 1);
+        let n = u32::try_from(raw.len() - 1).unwrap_or(u32::MAX);
+        let z = COMPRESSOR.with(|c| c.borrow_mut().as_mut().map(|c| c.compress(&raw[1..])));
+        if let Some(Ok(z)) = z {
+            if z.len() + 5 < raw.len() {
+                let mut out = Vec::with_capacity(z.len() + 5);
                 out.push(1);
+                out.extend_from_slice(&n.to_le_bytes());
                 out.extend_from_slice(&z);
                 return out;
             }
@@ -133,7 +144,14 @@ pub(crate) fn decode_body(body: &[u8]) -> Option<(String, String)> {
     let data: &[u8] = match tag {
         0 => data,
         1 => {
-            owned = zstd::stream::decode_all(data).ok()?;
+            let n = u32::from_le_bytes(data.get(..4)?.try_into().ok()?) as usize;
+            owned = DECOMPRESSOR
+                .with(|d| {
+                    d.borrow_mut()
+                        .as_mut()
+                        .map(|d| d.decompress(data.get(4..).unwrap_or(&[]), n))
+                })?
+                .ok()?;
             &owned
         }
         _ => return None,
@@ -149,6 +167,20 @@ pub(crate) fn decode_body(body: &[u8]) -> Option<(String, String)> {
 
 /// The text of a stored body (for scans); empty when damaged.
 pub(crate) fn body_text(body: &[u8]) -> String {
+    let Some((&tag, data)) = body.split_first() else {
+        return String::new();
+    };
+    if tag == 0 {
+        let text = data
+            .get(..4)
+            .and_then(|l| l.try_into().ok())
+            .map(|l: [u8; 4]| u32::from_le_bytes(l) as usize)
+            .and_then(|n| data.get(4..4 + n));
+        return text
+            .and_then(|t| std::str::from_utf8(t).ok())
+            .unwrap_or("")
+            .to_string();
+    }
     decode_body(body).map(|(t, _)| t).unwrap_or_default()
 }
 

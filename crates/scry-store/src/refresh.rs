@@ -447,8 +447,11 @@ impl Batch<'_> {
         Ok(())
     }
 
-    /// Parses one file in one transaction. The outer `Result` is a database failure (fatal);
-    /// the inner `Err` is the provider's message (the transaction was rolled back).
+    /// Parses one file. A file indexed before is re-parsed inside a savepoint, so a failure
+    /// keeps its previous session; a new file is written straight into the batch (FTS5 flushes
+    /// its pending terms at every savepoint, which would make a cold index slow) and removed
+    /// again if its parse fails. The outer `Result` is a database failure (fatal); the inner
+    /// `Err` is the provider's message.
     fn parse_file(
         &mut self,
         source: &dyn Source,
@@ -458,99 +461,37 @@ impl Batch<'_> {
         fp: (i64, i64, i64, i64),
         report: &mut RefreshReport,
     ) -> Result<std::result::Result<ParseOutcome, String>> {
+        if let Some(sid) = fid {
+            let sp = self
+                .tx
+                .savepoint()
+                .map_err(StoreError::db("begin session savepoint"))?;
+            let out = write_parse(&sp, source, file, sid, resume, fp, report)?;
+            if matches!(out, Ok(ParseOutcome::Done { .. })) {
+                sp.commit()
+                    .map_err(StoreError::db("release session savepoint"))?;
+            }
+            return Ok(out);
+        }
         let path = file.path.to_string_lossy().into_owned();
         let key = file.key.clone().unwrap_or_default();
-        let tx = self
-            .tx
-            .savepoint()
-            .map_err(StoreError::db("begin session savepoint"))?;
-        let sid = match fid {
-            Some(f) => f,
-            None => {
-                tx.execute(
-                    "INSERT INTO files(path, key, provider, size, mtime_ns, head_hash,
-                                       related_sig, parser_version)
-                     VALUES(?1, ?2, ?3, -1, 0, 0, 0, 0)",
-                    params![path, key, file.provider.as_str()],
-                )
-                .map_err(StoreError::db("insert file"))?;
-                tx.last_insert_rowid()
-            }
-        };
-        let (first_seq, first_warning) = match resume {
-            Some(rp) => (rp.emitter.events, rp.emitter.warnings),
-            None => (0, 0),
-        };
-        delete_tail(&tx, sid, first_seq, first_warning)?;
-        let mut sink = IndexSink::new(&tx, sid, first_warning);
-        let parsed = {
-            let (out, res) = match resume {
-                Some(rp) => {
-                    let mut out = Emitter::resumed(&mut sink, &rp.emitter);
-                    let res = source.parse_into_from(file, rp, &mut out);
-                    (out, res)
-                }
-                None => {
-                    let mut out = Emitter::new(&mut sink);
-                    let res = source.parse_into(file, &mut out);
-                    (out, res)
-                }
-            };
-            match res {
-                Ok(mut header) => {
-                    out.finish_header(&mut header);
-                    Ok((header, out.count()))
-                }
-                Err(e) => Err(e.to_string()),
-            }
-        };
-        if let Some(e) = sink.error.take() {
-            return Err(e);
+        self.tx
+            .execute(
+                "INSERT INTO files(path, key, provider, size, mtime_ns, head_hash,
+                                   related_sig, parser_version)
+                 VALUES(?1, ?2, ?3, -1, 0, 0, 0, 0)",
+                params![path, key, file.provider.as_str()],
+            )
+            .map_err(StoreError::db("insert file"))?;
+        let sid = self.tx.last_insert_rowid();
+        let out = write_parse(&self.tx, source, file, sid, resume, fp, report)?;
+        if !matches!(out, Ok(ParseOutcome::Done { .. })) {
+            delete_session(&self.tx, sid)?;
+            self.tx
+                .execute("DELETE FROM files WHERE fid = ?1", [sid])
+                .map_err(StoreError::db("remove failed file"))?;
         }
-        let (header, count) = match parsed {
-            Ok(x) => x,
-            Err(message) => {
-                drop(sink);
-                // Dropping the savepoint rolls this session back.
-                drop(tx);
-                return Ok(if resume.is_some() {
-                    Ok(ParseOutcome::ResumeRefused)
-                } else {
-                    Err(message)
-                });
-            }
-        };
-        let new_resume = sink.resume.take().or_else(|| resume.cloned());
-        let events = sink.written;
-        drop(sink);
-        write_header(&tx, sid, &header, count, true)?;
-        let prefix = new_resume
-            .as_ref()
-            .and_then(|rp| prefix_hash(&file.path, rp.offset, &mut report.bytes_hashed));
-        let resume_json = match (&new_resume, prefix) {
-            (Some(rp), Some(_)) => serde_json::to_string(rp).ok(),
-            _ => None,
-        };
-        tx.execute(
-            "UPDATE files SET provider = ?1, size = ?2, mtime_ns = ?3, head_hash = ?4,
-                 related_sig = ?5, parser_version = ?6, resume = ?7, prefix_hash = ?8, live = 1,
-                 error = NULL
-             WHERE fid = ?9",
-            params![
-                file.provider.as_str(),
-                fp.0,
-                fp.1,
-                fp.2,
-                fp.3,
-                PARSER_VERSION,
-                resume_json,
-                prefix,
-                sid
-            ],
-        )
-        .map_err(StoreError::db("update fingerprint"))?;
-        tx.commit().map_err(StoreError::db("commit session"))?;
-        Ok(Ok(ParseOutcome::Done { events }))
+        Ok(out)
     }
 
     /// Remembers a failed parse with the file's fingerprint, so an unchanged broken source is not
@@ -630,4 +571,88 @@ impl Batch<'_> {
         }
         Ok(())
     }
+}
+
+/// Streams one session into `conn` (a savepoint or the batch transaction) and updates its
+/// fingerprint; on a provider error nothing after the deletions is written.
+fn write_parse(
+    conn: &rusqlite::Connection,
+    source: &dyn Source,
+    file: &SourceFile,
+    sid: i64,
+    resume: Option<&ResumePoint>,
+    fp: (i64, i64, i64, i64),
+    report: &mut RefreshReport,
+) -> Result<std::result::Result<ParseOutcome, String>> {
+    let (first_seq, first_warning) = match resume {
+        Some(rp) => (rp.emitter.events, rp.emitter.warnings),
+        None => (0, 0),
+    };
+    delete_tail(conn, sid, first_seq, first_warning)?;
+    let mut sink = IndexSink::new(conn, sid, first_warning);
+    let parsed = {
+        let (out, res) = match resume {
+            Some(rp) => {
+                let mut out = Emitter::resumed(&mut sink, &rp.emitter);
+                let res = source.parse_into_from(file, rp, &mut out);
+                (out, res)
+            }
+            None => {
+                let mut out = Emitter::new(&mut sink);
+                let res = source.parse_into(file, &mut out);
+                (out, res)
+            }
+        };
+        match res {
+            Ok(mut header) => {
+                out.finish_header(&mut header);
+                Ok((header, out.count()))
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    };
+    if let Some(e) = sink.error.take() {
+        return Err(e);
+    }
+    let (header, count) = match parsed {
+        Ok(x) => x,
+        Err(message) => {
+            drop(sink);
+            return Ok(if resume.is_some() {
+                Ok(ParseOutcome::ResumeRefused)
+            } else {
+                Err(message)
+            });
+        }
+    };
+    let new_resume = sink.resume.take().or_else(|| resume.cloned());
+    let events = sink.written;
+    drop(sink);
+    write_header(conn, sid, &header, count, true)?;
+    let prefix = new_resume
+        .as_ref()
+        .and_then(|rp| prefix_hash(&file.path, rp.offset, &mut report.bytes_hashed));
+    let resume_json = match (&new_resume, prefix) {
+        (Some(rp), Some(_)) => serde_json::to_string(rp).ok(),
+        _ => None,
+    };
+    conn.execute(
+        "UPDATE files SET provider = ?1, size = ?2, mtime_ns = ?3, head_hash = ?4,
+             related_sig = ?5, parser_version = ?6, resume = ?7, prefix_hash = ?8, live = 1,
+             error = NULL
+         WHERE fid = ?9",
+        params![
+            file.provider.as_str(),
+            fp.0,
+            fp.1,
+            fp.2,
+            fp.3,
+            PARSER_VERSION,
+            resume_json,
+            prefix,
+            sid
+        ],
+    )
+    .map_err(StoreError::db("update fingerprint"))?;
+    Ok(Ok(ParseOutcome::Done { events }))
 }
