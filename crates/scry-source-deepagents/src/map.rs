@@ -203,6 +203,31 @@ impl Mapper {
         } else {
             self.event(p, EventKind::User, text, 0)
         };
+        // deepagents-code ≥ 0.1.57 records what the user literally typed (before `@path`
+        // expansion) and the referenced paths.
+        if let Some(prompt) = p
+            .msg
+            .field("additional_kwargs")
+            .and_then(|k| k.get("deepagents_code_user_prompt"))
+        {
+            let mut d = serde_json::Map::new();
+            if let Some(lit) = prompt
+                .get("literal_user_text")
+                .and_then(Value::as_str)
+                .filter(|l| *l != e.text)
+            {
+                d.insert("literal_user_text".into(), lit.into());
+            }
+            if let Some(paths) = prompt.get("referenced_paths").filter(|v| v.truthy()) {
+                d.insert("referenced_paths".into(), paths.to_json());
+            }
+            if let Some(turn) = prompt.get("turn_id").and_then(Value::as_str) {
+                d.insert("turn_id".into(), turn.into());
+            }
+            if !d.is_empty() {
+                e.data = Some(serde_json::Value::Object(d));
+            }
+        }
         if let Some(s) = source {
             e.data = Some(if e.kind == EventKind::Compaction {
                 // The summarized messages were removed from the state: nothing to shadow.

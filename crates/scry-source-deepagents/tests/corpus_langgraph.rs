@@ -111,6 +111,12 @@ fn dcode_summarization_offload_and_shadowing() {
     assert_eq!(prev.kind, EventKind::User);
     assert_eq!(prev.raw.line, 7);
     assert_eq!(c.turn, 4);
+    // The prompt's turn id as deepagents-code recorded it (additional_kwargs).
+    let first = s.events.iter().find(|e| e.kind == EventKind::User).unwrap();
+    assert_eq!(
+        first.data.as_ref().unwrap()["turn_id"],
+        "4b414736-73f9-4165-a302-661e50f003a4"
+    );
     assert!(s.warnings.is_empty(), "{:?}", s.warnings);
 }
 
