@@ -6,13 +6,16 @@
 //! unlike `show` / `turns` these commands hold the session; memory grows with the session, not
 //! with the corpus.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
 use scry_facts::{Evidence, Facts, Origin};
-use scry_model::{Event, Session, Warning};
+use scry_model::{ErrorCode, Event, Header, Session, Warning};
+use scry_source::{Emitter, SourceFile};
 use serde_json::{json, Value};
 
 use crate::app::Ctx;
 use crate::catalog::Catalog;
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use crate::render;
 use crate::session_read::{self, FnSink, Opened};
 
@@ -49,6 +52,46 @@ pub fn read(opened: &Opened) -> CliResult<Session> {
         };
         opened.stream(&mut sink)?
     };
+    Ok(Session {
+        header,
+        events,
+        warnings,
+    })
+}
+
+/// Reads `file` (found in `catalog`) into a [`Session`]; a source that cannot be read, or whose
+/// reader panics, is an error for this session only.
+pub fn read_file(catalog: &Catalog, file: &SourceFile) -> CliResult<Session> {
+    let source = catalog.source(file.provider)?;
+    let mut events: Vec<Event> = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let mut sink = FnSink {
+            on_event: |e: Event| events.push(e),
+            on_warning: |w: Warning| warnings.push(w),
+        };
+        let mut out = Emitter::new(&mut sink);
+        let mut header = source.parse_into(file, &mut out)?;
+        out.finish_header(&mut header);
+        Ok::<Header, scry_source::SourceError>(header)
+    }));
+    let mut header = match outcome {
+        Ok(Ok(h)) => h,
+        Ok(Err(e)) => return Err(CliError::new(ErrorCode::CorruptSession, e.to_string())),
+        Err(_) => {
+            return Err(CliError::new(
+                ErrorCode::CorruptSession,
+                format!(
+                    "the {} reader crashed on {}",
+                    file.provider,
+                    file.path.display()
+                ),
+            ))
+        }
+    };
+    if header.sources.is_empty() {
+        header.sources.push(file.path.clone());
+    }
     Ok(Session {
         header,
         events,

@@ -1,9 +1,19 @@
 //! One file per command; this module holds the command enum and the dispatch.
 
+mod context;
+mod digest;
+mod graph;
+mod ledger_commands;
+mod ledger_errors;
+mod ledger_files;
+mod ledger_jobs;
 mod list;
+mod loaded;
 mod show;
+mod trace;
 mod turn;
 mod turns;
+mod workspace;
 
 use clap::Subcommand;
 
@@ -21,6 +31,24 @@ pub enum Command {
     Turns(turns::TurnsArgs),
     /// Read one turn (or events) in full, paged
     Turn(turn::TurnArgs),
+    /// The commands ledger: every shell command, its outcome and output
+    Commands(ledger_commands::CommandsArgs),
+    /// The files ledger: every file written, grouped project / runtime / log
+    Files(ledger_files::FilesArgs),
+    /// The errors ledger: every failure and whether it was fixed later
+    Errors(ledger_errors::ErrorsArgs),
+    /// Background jobs and how they ended (from receipts)
+    Jobs(ledger_jobs::JobsArgs),
+    /// A compact story of a session: goal, turns, files, failures, final state
+    Digest(digest::DigestArgs),
+    /// Every session of a directory subtree: timeline and who wrote which file when
+    Workspace(workspace::WorkspaceArgs),
+    /// A session's edges to other sessions (references, hand-offs, lineage)
+    Graph(graph::GraphArgs),
+    /// Lineage: ancestors, descendants, root
+    Trace(trace::TraceArgs),
+    /// The hand-off pack: what the model sees now (current surface)
+    Context(context::ContextArgs),
 }
 
 /// What a command prints: its output on stdout, and notes for people (warnings, "more
@@ -49,6 +77,15 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Show(args) => show::run(ctx, args),
         Command::Turns(args) => turns::run(ctx, args),
         Command::Turn(args) => turn::run(ctx, args),
+        Command::Commands(args) => ledger_commands::run(ctx, args),
+        Command::Files(args) => ledger_files::run(ctx, args),
+        Command::Errors(args) => ledger_errors::run(ctx, args),
+        Command::Jobs(args) => ledger_jobs::run(ctx, args),
+        Command::Digest(args) => digest::run(ctx, args),
+        Command::Workspace(args) => workspace::run(ctx, args),
+        Command::Graph(args) => graph::run(ctx, args),
+        Command::Trace(args) => trace::run(ctx, args),
+        Command::Context(args) => context::run(ctx, args),
     }
 }
 

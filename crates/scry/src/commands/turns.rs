@@ -12,14 +12,16 @@ use crate::error::CliResult;
 use crate::render::{self, Style};
 use crate::session_read::{self, FnSink};
 
-/// Characters kept of a prompt or an answer per turn (JSON says `prompt_truncated` /
+/// Characters kept of a prompt or an answer per turn for JSON (which says `prompt_truncated` /
 /// `answer_truncated` when cut; `turn` reads the whole text).
-const KEEP: usize = 1000;
+const KEEP_JSON: usize = 1000;
+/// Characters kept for text output, which shows a first line and two lines at most.
+const KEEP_TEXT: usize = 300;
 
-/// The first [`KEEP`] characters of `text`, and whether it was cut.
-fn keep(text: &str) -> (String, bool) {
+/// The first `max` characters of `text`, and whether it was cut.
+fn keep(text: &str, max: usize) -> (String, bool) {
     let mut it = text.chars();
-    let kept: String = it.by_ref().take(KEEP).collect();
+    let kept: String = it.by_ref().take(max).collect();
     (kept, it.next().is_some())
 }
 
@@ -46,7 +48,7 @@ struct TurnRow {
 }
 
 impl TurnRow {
-    fn add(&mut self, e: &Event) {
+    fn add(&mut self, e: &Event, max: usize) {
         self.last = e.seq;
         self.events += 1;
         if let Some(t) = e.time {
@@ -55,10 +57,10 @@ impl TurnRow {
         }
         match e.kind {
             EventKind::User if self.prompt.is_none() => {
-                self.prompt = Some(keep(&e.text));
+                self.prompt = Some(keep(&e.text, max));
             }
             EventKind::Assistant if !e.text.trim().is_empty() => {
-                self.answer = Some(keep(&e.text));
+                self.answer = Some(keep(&e.text, max));
             }
             EventKind::ToolCall => self.tool_calls += 1,
             EventKind::ToolResult if e.is_failure() => self.failures += 1,
@@ -70,6 +72,7 @@ impl TurnRow {
 /// Runs `scry turns`.
 pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
     let opened = session_read::open(ctx, &args.id)?;
+    let max = if ctx.json { KEEP_JSON } else { KEEP_TEXT };
     let mut rows: Vec<TurnRow> = Vec::new();
     let mut warnings: Vec<Warning> = Vec::new();
     let header = {
@@ -83,7 +86,7 @@ pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
                     });
                 }
                 if let Some(r) = rows.last_mut() {
-                    r.add(&e);
+                    r.add(&e, max);
                 }
             },
             on_warning: |w| warnings.push(w),

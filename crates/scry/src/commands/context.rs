@@ -1,0 +1,84 @@
+//! `scry context <id> [--max-chars N]` (S-Q2): the hand-off pack — the current surface of the
+//! session (what the model sees now: the last compaction summary and what follows, thinking and
+//! log-only events left out), newest kept first when the budget is short.
+
+use clap::Args;
+use scry_facts::context_pack;
+use scry_facts::surfaces::PackItem;
+
+use super::loaded::{self};
+use super::Output;
+use crate::app::Ctx;
+use crate::error::CliResult;
+use crate::render::{self, Style};
+
+/// Arguments of `scry context`.
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
+    pub id: String,
+    /// Budget of text characters in the pack
+    #[arg(long, value_name = "N", default_value_t = 32000)]
+    pub max_chars: usize,
+}
+
+/// Runs `scry context`.
+pub fn run(ctx: &Ctx, args: &ContextArgs) -> CliResult<Output> {
+    let l = loaded::load(ctx, &args.id)?;
+    let pack = context_pack(&l.session, args.max_chars);
+    if ctx.json {
+        let v = loaded::envelope(&l.session, "context", loaded::to_value(&pack));
+        return Ok(super::json_out(&v).into());
+    }
+    let s = Style::new(ctx.color);
+    let mut out = vec![s.bold(&loaded::title_line(&l.session))];
+    out.push(format!(
+        "current surface from E{} · {} · {} characters{}",
+        pack.from_seq + 1,
+        render::count(
+            pack.items.len() as u64 + u64::from(pack.summary.is_some()),
+            "event"
+        ),
+        render::thousands(pack.chars as u64),
+        if pack.truncated {
+            format!(
+                " (truncated: {} older events left out)",
+                pack.omitted_events
+            )
+        } else {
+            String::new()
+        }
+    ));
+    if let Some(sum) = &pack.summary {
+        out.push(String::new());
+        item(&mut out, "summary", sum, s);
+    }
+    for it in &pack.items {
+        out.push(String::new());
+        item(&mut out, "", it, s);
+    }
+    out.extend(loaded::warnings_tail(&l.session));
+    Ok(loaded::lines(out).into())
+}
+
+fn item(out: &mut Vec<String>, label: &str, it: &PackItem, s: Style) {
+    let mut head = format!(
+        "── {} {}",
+        it.evidence.handle(),
+        if label.is_empty() {
+            it.kind.as_str()
+        } else {
+            label
+        }
+    );
+    if let Some(t) = &it.tool {
+        head.push_str(&format!(" {t}"));
+    }
+    if it.cut {
+        head.push_str(" (cut)");
+    }
+    out.push(s.dim(&head));
+    for line in render::safe_text(&it.text).lines() {
+        out.push(line.to_string());
+    }
+}
