@@ -277,3 +277,43 @@ fn a_schema_version_change_rebuilds_and_versions_are_recorded() {
         .unwrap();
     assert_eq!(junk, 0);
 }
+
+#[test]
+fn a_failing_source_is_reported_not_retried_and_keeps_its_old_session() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("src");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.jsonl"), line("user", "fine", 1)).unwrap();
+    std::fs::write(dir.join("bad.jsonl"), "FAIL\n").unwrap();
+    std::fs::write(dir.join("c.jsonl"), line("user", "also fine", 2)).unwrap();
+    let p = Lines::new(&dir);
+    let mut store = Store::open(&tmp.path().join("index.db")).unwrap();
+    let r = refresh(&mut store, &p);
+    assert_eq!((r.parsed, r.failed.len()), (2, 1), "{r:?}");
+    assert!(r.failed[0].message.contains("told to fail"));
+    assert_eq!(store.count(&SessionFilter::default()).unwrap(), 2);
+    // Unchanged and still broken: not parsed again (no poison-source loop).
+    let r = refresh(&mut store, &p);
+    assert_eq!((r.unchanged, r.parsed, r.failed.len()), (3, 0, 0), "{r:?}");
+    // A session that indexed fine and then fails keeps its previous version.
+    std::fs::write(dir.join("a.jsonl"), "FAIL, and longer now\n").unwrap();
+    let r = refresh(&mut store, &p);
+    assert_eq!(r.failed.len(), 1, "{r:?}");
+    assert_eq!(store.session("mtagent:a").unwrap().events[0].text, "fine");
+    // Progress is reported per file and returning false aborts with ABORTED.
+    std::fs::write(dir.join("c.jsonl"), line("user", "changed", 3)).unwrap();
+    let mut calls = Vec::new();
+    let err = store
+        .refresh(
+            &p.boxed(),
+            &p.files(),
+            &RefreshOptions::complete(),
+            &mut |pr| {
+                calls.push((pr.done, pr.total));
+                false
+            },
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), scry_model::ErrorCode::Aborted);
+    assert_eq!(calls, vec![(1, 3)]);
+}

@@ -2,7 +2,8 @@
 //! proven and its reads measured. Format: one JSON object per line —
 //! `{"k": "user"|"assistant"|"thinking"|"tool_call"|"tool_result"|"meta", "t": text,
 //!   "tool": name, "args": {...}, "call": id, "ts": unix seconds}` — under `<dir>/<id>.jsonl`.
-//! Every complete line is a safe point; a torn last line is an `IncompleteTail` warning.
+//! Every complete line is a safe point; a torn last line is an `IncompleteTail` warning; a file
+//! starting with `FAIL` is refused (a source that cannot be read).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -54,6 +55,13 @@ impl Lines {
         out: &mut Emitter<'_>,
     ) -> Result<Header, SourceError> {
         let mut f = File::open(&file.path).map_err(|e| SourceError::io(&file.path, e))?;
+        let mut head = [0u8; 4];
+        if start == 0 && f.read(&mut head).ok() == Some(4) && &head == b"FAIL" {
+            return Err(SourceError::format(
+                &file.path,
+                "the test provider was told to fail",
+            ));
+        }
         f.seek(SeekFrom::Start(start))
             .map_err(|e| SourceError::io(&file.path, e))?;
         let mut r = BufReader::new(Counting(f, self.read.clone()));
