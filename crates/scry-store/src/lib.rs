@@ -28,7 +28,8 @@
 //!   [`search_direct`] / [`search_session_direct`] over parsed sessions for `--no-index` —
 //!   identical results (S-S5).
 //!
-//! Every write of one session happens in one transaction (WAL mode), so a concurrent reader sees
+//! Every session is written whole inside one transaction (WAL mode; a refresh groups several
+//! sessions per commit, a re-parsed one inside its own savepoint), so a concurrent reader sees
 //! the old or the new version of a session, never half of one, and a crash mid-index leaves a
 //! usable index. Errors are [`StoreError`]s carrying the closed codes of S-Q7.
 //!

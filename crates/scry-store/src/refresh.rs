@@ -3,7 +3,7 @@
 //! whose source vanished (flagged `live: false`) until [`Store::prune`].
 //!
 //! Fingerprint = size + mtime (stat, from discovery) + xxh3 of the first 64 KB + a stat
-//! signature of the session's side files. Equal size and mtime → the file is not opened at all.
+//! signature of the session's side files (and of a SQLite source's `-wal` file). Equal size and mtime → the file is not opened at all.
 //! Otherwise the head is hashed: equal size and head (and, when a resume point exists, an equal
 //! hash of the 64 KB before it) → only the mtime is updated (a `touch`). A grown file whose
 //! provider supports resuming, and whose bytes before the last resume point hash the same, is
@@ -191,8 +191,21 @@ fn prefix_hash(path: &Path, offset: u64, bytes: &mut u64) -> Option<i64> {
     (a + b == head_end + (offset - win_start)).then(|| h.digest() as i64)
 }
 
-/// A signature of the side files' paths, sizes and mtimes (stat only).
-fn related_signature(related: &[PathBuf]) -> i64 {
+/// A signature of the side files' paths, sizes and mtimes (stat only). For a SQLite source the
+/// `-wal` file counts too: a WAL-mode database can change without touching the main file.
+fn related_signature(file: &SourceFile) -> i64 {
+    let is_db = file.key.is_some()
+        || file
+            .path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e, "db" | "sqlite" | "sqlite3" | "vscdb"));
+    let wal = is_db.then(|| {
+        let mut p = file.path.clone().into_os_string();
+        p.push("-wal");
+        PathBuf::from(p)
+    });
+    let related: Vec<&PathBuf> = file.related.iter().chain(wal.as_ref()).collect();
     if related.is_empty() {
         return 0;
     }
@@ -362,7 +375,7 @@ impl Batch<'_> {
         };
         let source = source.as_ref();
         let row = self.file_row(path, key)?;
-        let related_sig = related_signature(&file.related);
+        let related_sig = related_signature(file);
         let size = i64::try_from(file.size).unwrap_or(i64::MAX);
         let same_base = row.as_ref().is_some_and(|r| {
             !opts.force && r.parser_version == PARSER_VERSION && r.related_sig == related_sig
