@@ -137,7 +137,10 @@ impl Digest {
             render::time(h.updated)
         ));
         if let Some(g) = &o.first_prompt {
-            out.push(format!("goal      {}", loaded::one_line(g, render::WIDTH - 10)));
+            out.push(format!(
+                "goal      {}",
+                loaded::one_line(g, render::WIDTH - 10)
+            ));
         }
         out.push(String::new());
         for t in &self.turns {
@@ -188,7 +191,11 @@ impl Digest {
                 f.origin.evidence.handle(),
                 f.tool,
                 super::ledger_errors::status(f),
-                if f.fixed_later() { fixed } else { s.red(&fixed) }
+                if f.fixed_later() {
+                    fixed
+                } else {
+                    s.red(&fixed)
+                }
             ));
         }
         out.push(String::new());
@@ -212,7 +219,10 @@ impl Digest {
             fin.push(format!(
                 "commit    {} {}{}",
                 c.evidence.handle(),
-                c.sha.as_deref().map(|x| format!("{x} ")).unwrap_or_default(),
+                c.sha
+                    .as_deref()
+                    .map(|x| format!("{x} "))
+                    .unwrap_or_default(),
                 render::clip(c.message.as_deref().unwrap_or(&c.command), 60)
             ));
         }

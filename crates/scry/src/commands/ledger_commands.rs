@@ -41,7 +41,7 @@ pub fn run(ctx: &Ctx, args: &CommandsArgs) -> CliResult<Output> {
         let v = loaded::envelope(
             &l.session,
             "commands",
-            json!(rows.iter().map(|r| loaded::to_value(r)).collect::<Vec<_>>()),
+            json!(rows.iter().map(loaded::to_value).collect::<Vec<_>>()),
         );
         let mut v = v;
         if let Some(m) = v.as_object_mut() {
@@ -78,7 +78,10 @@ fn text(l: &Loaded, rows: &[&CommandRow], s: Style) -> String {
     let all = &l.facts.commands;
     let failed = all.iter().filter(|c| c.failed()).count();
     let mut out = vec![s.bold(&loaded::title_line(&l.session))];
-    let mut summary = format!("{}, {failed} failed", render::count(all.len() as u64, "command"));
+    let mut summary = format!(
+        "{}, {failed} failed",
+        render::count(all.len() as u64, "command")
+    );
     if rows.len() != all.len() {
         summary.push_str(&format!(" — {} shown", rows.len()));
     }

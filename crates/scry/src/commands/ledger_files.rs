@@ -62,7 +62,7 @@ pub fn run(ctx: &Ctx, args: &FilesArgs) -> CliResult<Output> {
         let mut v = loaded::envelope(
             &l.session,
             "writes",
-            json!(writes.iter().map(|w| loaded::to_value(w)).collect::<Vec<_>>()),
+            json!(writes.iter().map(loaded::to_value).collect::<Vec<_>>()),
         );
         if let Some(m) = v.as_object_mut() {
             m.insert(

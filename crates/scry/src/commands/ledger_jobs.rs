@@ -54,8 +54,14 @@ fn text(l: &Loaded, s: Style) -> String {
             .as_deref()
             .map(|c| render::clip(c, 50))
             .unwrap_or_else(|| j.tool.clone());
-        let id = j.id.as_deref().map(|i| format!(" [{i}]")).unwrap_or_default();
-        let exit = j.exit_code.map(|c| format!(" exit {c}")).unwrap_or_default();
+        let id =
+            j.id.as_deref()
+                .map(|i| format!(" [{i}]"))
+                .unwrap_or_default();
+        let exit = j
+            .exit_code
+            .map(|c| format!(" exit {c}"))
+            .unwrap_or_default();
         let receipt = match (&j.receipt, &j.receipt_extractor) {
             (Some(e), Some(x)) => format!("receipt {} {x}", e.handle()),
             (Some(e), None) => format!("receipt {}", e.handle()),

@@ -8,7 +8,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use scry_facts::{Evidence, Facts, Origin};
+use scry_facts::{Facts, Origin};
 use scry_model::{ErrorCode, Event, Header, Session, Warning};
 use scry_source::{Emitter, SourceFile};
 use serde_json::{json, Value};
@@ -137,11 +137,6 @@ pub fn origin_text(o: &Origin) -> String {
         o.provenance.as_str(),
         o.extractor
     )
-}
-
-/// `E12·T3`, or `-`.
-pub fn handle(e: Option<&Evidence>) -> String {
-    e.map(Evidence::handle).unwrap_or_else(|| "-".into())
 }
 
 /// Warnings for the bottom of a text output (none → nothing).

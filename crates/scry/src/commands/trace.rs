@@ -89,7 +89,12 @@ pub fn run(ctx: &Ctx, args: &TraceArgs) -> CliResult<Output> {
         out.push("descendants none".into());
     } else {
         out.push("descendants".into());
-        fn walk(out: &mut Vec<String>, nodes: &[TraceNode], depth: usize, label: &dyn Fn(&str) -> String) {
+        fn walk(
+            out: &mut Vec<String>,
+            nodes: &[TraceNode],
+            depth: usize,
+            label: &dyn Fn(&str) -> String,
+        ) {
             for n in nodes {
                 out.push(format!("{}└ {}", "  ".repeat(depth + 1), label(&n.uri)));
                 walk(out, &n.children, depth + 1, label);

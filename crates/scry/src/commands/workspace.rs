@@ -114,7 +114,12 @@ pub fn run(ctx: &Ctx, args: &WorkspaceArgs) -> CliResult<Output> {
     };
     if ctx.json {
         return Ok(super::json_out(&to_json(
-            &members, &timeline, &files, root.as_deref(), args.digest, &warnings,
+            &members,
+            &timeline,
+            &files,
+            root.as_deref(),
+            args.digest,
+            &warnings,
         ))
         .into());
     }
@@ -352,9 +357,9 @@ fn text(
         for m in members {
             out.push(String::new());
             out.push(s.bold(&format!("── {}", loaded::title_line(&m.session))));
-            out.extend(Digest::of(&m.session, &m.facts, Focus::Review).text(
-                &m.session, &m.facts, s,
-            ));
+            out.extend(
+                Digest::of(&m.session, &m.facts, Focus::Review).text(&m.session, &m.facts, s),
+            );
         }
     }
     let w = render::warnings_text(warnings, 3);
