@@ -74,8 +74,7 @@ pub fn run(ctx: &Ctx, args: &TurnArgs) -> CliResult<Output> {
     let want = want(args)?;
     let cursor = args.cursor.as_deref().map(Cursor::decode).transpose()?;
     let opened = session_read::open(ctx, &args.id)?;
-    let (size, mtime) = file_stat(&opened.file.path);
-    let fingerprint = page::source_hash(size, mtime);
+    let fingerprint = fingerprint(&opened.file.path);
     let uri = format!("{}:{}", opened.file.provider, opened.file.id);
     let selection = args.selection_key();
     let start = match &cursor {
@@ -124,6 +123,19 @@ pub fn run(ctx: &Ctx, args: &TurnArgs) -> CliResult<Output> {
         return Ok(super::json_out(&turn_render::json(&view)).into());
     }
     Ok(turn_render::text(&view, Style::new(ctx.color)))
+}
+
+/// The source fingerprint a cursor binds: size and mtime of the primary source, and of its
+/// SQLite write-ahead log when there is one (a WAL-mode store changes there first).
+fn fingerprint(path: &Path) -> u64 {
+    let (size, mtime) = file_stat(path);
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let (wal_size, wal_mtime) = file_stat(Path::new(&wal));
+    page::source_hash(
+        size ^ wal_size.rotate_left(32),
+        mtime ^ wal_mtime.rotate_left(17),
+    )
 }
 
 fn want(args: &TurnArgs) -> CliResult<Option<Want>> {
