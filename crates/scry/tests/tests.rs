@@ -4,6 +4,7 @@
 mod adversarial;
 mod demo;
 mod errors;
+mod facts;
 mod list;
 mod paging;
 mod readonly;

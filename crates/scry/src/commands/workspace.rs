@@ -139,7 +139,7 @@ pub fn run(ctx: &Ctx, args: &WorkspaceArgs) -> CliResult<Output> {
 fn agent(s: &Session) -> String {
     let h = &s.header;
     let mut a = h.provider.as_str().to_string();
-    if let Some(n) = &h.agent_name {
+    if let Some(n) = h.agent_name.as_ref().filter(|n| *n != h.provider.as_str()) {
         a.push_str(&format!("/{n}"));
     } else if h.kind.as_str() != "main" {
         a.push_str(&format!("/{}", h.kind.as_str()));
@@ -284,10 +284,17 @@ fn to_json(
     })
 }
 
-/// `codex:01a1cf09…` — a uri short enough for a column.
+/// `codex:01a1cf09` — a uri short enough for a column (a `session-` / `ses_` prefix of the
+/// id skipped, so the kept characters tell sessions apart).
 fn short(uri: &str) -> String {
     match uri.split_once(':') {
-        Some((p, id)) => format!("{p}:{}", id.chars().take(8).collect::<String>()),
+        Some((p, id)) => {
+            let id = id
+                .strip_prefix("session-")
+                .or_else(|| id.strip_prefix("ses_"))
+                .unwrap_or(id);
+            format!("{p}:{}", id.chars().take(8).collect::<String>())
+        }
         None => uri.to_string(),
     }
 }
@@ -304,6 +311,12 @@ fn text(
     let mut agents: Vec<String> = members.iter().map(|m| agent(&m.session)).collect();
     agents.sort();
     agents.dedup();
+    let uw = members
+        .iter()
+        .map(|m| short(&m.session.header.uri).chars().count())
+        .max()
+        .unwrap_or(0);
+    let aw = agents.iter().map(|a| a.chars().count()).max().unwrap_or(0);
     let mut out = vec![s.bold(&format!(
         "workspace {} — {}, {}: {}",
         root.unwrap_or("(all directories)"),
@@ -316,7 +329,7 @@ fn text(
     for m in members {
         let h = &m.session.header;
         out.push(format!(
-            "  {}  {:<18} {:<14} {}, {} files, {} failed  {}",
+            "  {}  {:<uw$} {:<aw$} {}, {} files, {} failed  {}",
             render::time(h.created),
             short(&h.uri),
             agent(&m.session),
@@ -330,7 +343,7 @@ fn text(
     out.push(s.bold("timeline"));
     for t in timeline {
         out.push(format!(
-            "  {}  {:<18} T{:<3} [{}] {}",
+            "  {}  {:<uw$} T{:<3} [{}] {}",
             render::time(t.time),
             short(&t.uri),
             t.turn,
@@ -344,7 +357,7 @@ fn text(
         out.push(format!("  {}", shown(path, root)));
         for a in ws {
             out.push(format!(
-                "    {}  {:<18} {:<14} {:<8} {}",
+                "    {}  {:<uw$} {:<aw$} {:<8} {}",
                 render::time(a.time),
                 short(a.uri),
                 a.agent,
