@@ -45,14 +45,33 @@ impl Store {
     /// The whole session `uri`, equal to a direct parse of its source when the source is
     /// unchanged (`persisted` is `true`, `live` as last seen).
     pub fn session(&self, uri: &str) -> Result<Session> {
-        let (sid, header, n) = self.sid_of(uri)?;
-        let events = self.events_of(sid, uri, 0, n.saturating_sub(1), n)?;
-        let warnings = self.warnings_of(sid, uri)?;
-        Ok(Session {
-            header,
-            events,
-            warnings,
+        self.snapshot(|| {
+            let (sid, header, n) = self.sid_of(uri)?;
+            let events = self.events_of(sid, uri, 0, n.saturating_sub(1), n)?;
+            let warnings = self.warnings_of(sid, uri)?;
+            Ok(Session {
+                header,
+                events,
+                warnings,
+            })
         })
+    }
+
+    /// Runs several reads inside one read transaction, so they all see the same committed
+    /// version of the index even while another connection refreshes it (S-I5). Without it, the
+    /// header and the events of a session could come from two different commits.
+    pub(crate) fn snapshot<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        if !self.conn.is_autocommit() {
+            return f();
+        }
+        self.conn
+            .execute_batch("BEGIN DEFERRED")
+            .map_err(StoreError::db("begin read"))?;
+        let out = f();
+        // A read transaction has nothing to keep: ending it can only fail if the connection is
+        // gone, and then the result of `f` already says so.
+        let _ = self.conn.execute_batch("COMMIT");
+        out
     }
 
     fn events_of(&self, sid: i64, uri: &str, from: u32, to: u32, n: u32) -> Result<Vec<Event>> {
@@ -101,8 +120,10 @@ impl Store {
 
     /// The warnings raised while parsing session `uri`.
     pub fn warnings(&self, uri: &str) -> Result<Vec<Warning>> {
-        let (sid, _, _) = self.sid_of(uri)?;
-        self.warnings_of(sid, uri)
+        self.snapshot(|| {
+            let (sid, _, _) = self.sid_of(uri)?;
+            self.warnings_of(sid, uri)
+        })
     }
 
     /// The events of session `uri` with `seq` in `range` (inclusive, clipped to the session).
@@ -115,12 +136,14 @@ impl Store {
                 range.end()
             )));
         }
-        let (sid, _, n) = self.sid_of(uri)?;
-        if *range.start() >= n {
-            return Ok(Vec::new());
-        }
-        let to = (*range.end()).min(n.saturating_sub(1));
-        self.events_of(sid, uri, *range.start(), to, n)
+        self.snapshot(|| {
+            let (sid, _, n) = self.sid_of(uri)?;
+            if *range.start() >= n {
+                return Ok(Vec::new());
+            }
+            let to = (*range.end()).min(n.saturating_sub(1));
+            self.events_of(sid, uri, *range.start(), to, n)
+        })
     }
 
     /// Headers of the sessions matching `filter`, most recently updated first (sessions without

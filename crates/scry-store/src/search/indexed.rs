@@ -23,6 +23,10 @@ const SEEK_GAP: i64 = 16;
 impl Store {
     /// Searches every session in scope (S-S1…S-S6); see [`crate::search`] for the semantics.
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        self.snapshot(|| self.search_unlocked(req))
+    }
+
+    fn search_unlocked(&self, req: &SearchRequest) -> Result<SearchResponse> {
         let plan = Plan::new(req, false)?;
         let scope = self.scope_sids(req)?;
         let (by_sid, used) = self.collect(&plan, scope.as_ref())?;
@@ -70,6 +74,10 @@ impl Store {
     /// Searches one session (S-Q5): its header comes back even with zero hits. `req.filter` is
     /// ignored; `max_hits` is the page size and the cursor pages over hits.
     pub fn search_session(&self, uri: &str, req: &SearchRequest) -> Result<SessionSearch> {
+        self.snapshot(|| self.search_session_unlocked(uri, req))
+    }
+
+    fn search_session_unlocked(&self, uri: &str, req: &SearchRequest) -> Result<SessionSearch> {
         let plan = Plan::new(req, true)?;
         let (sid, header, _) = self.sid_of(uri)?;
         let scope: HashSet<i64> = [sid].into_iter().collect();
