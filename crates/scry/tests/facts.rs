@@ -32,9 +32,10 @@ fn len(v: &Value) -> usize {
 }
 
 /// Every fact command on one session: exit 0, and the numbers agree — `files --group all`
-/// rows == the write-event count == the digest's write events; project + runtime + log add up
-/// (files and writes); the errors ledger == the digest's failures; every row carries
-/// provenance, extractor and an evidence handle.
+/// rows == the write-event count == the digest's and `show`'s write events == `show --json`
+/// `facts.writes` == the sum of `turns` per-turn writes; project + runtime + log add up (files
+/// and writes); the errors / commands / jobs ledgers == the counts of `show` and `digest`;
+/// every row carries provenance, extractor and an evidence handle.
 fn check_session(home: &Path, demo: bool, uri: &str) {
     let files = json(home, demo, &["files", uri, "--group", "all"]);
     let writes = len(&files["writes"]);
@@ -96,6 +97,39 @@ fn check_session(home: &Path, demo: bool, uri: &str) {
                 .is_some_and(|h| h.starts_with('E')),
             "{uri}: {row}"
         );
+    }
+    let show = json(home, demo, &["show", uri]);
+    let card = &show["facts"];
+    assert_eq!(card["files"]["write_events"], writes, "{uri}");
+    assert_eq!(len(&card["writes"]), writes, "{uri}");
+    assert_eq!(card["writes"], files["writes"], "{uri}");
+    assert_eq!(
+        card["files"]["files_changed"],
+        len(&files["files"]),
+        "{uri}"
+    );
+    assert_eq!(
+        card["files"]["events_by_group"], counts["write_events"],
+        "{uri}"
+    );
+    assert_eq!(card["files"]["files_by_group"], counts["files"], "{uri}");
+    assert_eq!(card["failures"], len(&errors["failures"]), "{uri}");
+    assert_eq!(card["commands"], len(&commands["commands"]), "{uri}");
+    assert_eq!(card["commands_failed"], len(&failed["commands"]), "{uri}");
+    assert_eq!(card["jobs"]["total"], len(&jobs["jobs"]), "{uri}");
+    let turns = json(home, demo, &["turns", uri]);
+    let per_turn: u64 = turns["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["file_writes"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(per_turn as usize, writes, "{uri}");
+    for t in turns["turns"].as_array().unwrap() {
+        for m in t["status"].as_array().cloned().unwrap_or_default() {
+            assert!(m["state"].is_string(), "{uri}: {m}");
+            assert!(m["evidence"].is_array(), "{uri}: {m}");
+        }
     }
     let ctx = json(home, demo, &["context", uri, "--max-chars", "2000"]);
     assert!(

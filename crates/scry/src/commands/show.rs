@@ -1,16 +1,22 @@
 //! `scry show <id>` (S-C2, "layer 1"): a stats card — turns, events by kind, tool calls,
 //! failures, tokens, models, titles, the goal, the final answer, the last failure, and where the
-//! full record lives. The session is streamed through a counting sink, never held whole.
+//! full record lives — plus the fact card from `scry-facts` (files changed by group, commands,
+//! failures fixed later, commits, background jobs, last successful command, last files written),
+//! whose numbers agree with `files`, `commands`, `errors` and `jobs`. The events are kept for
+//! the ledgers (they pair calls with later results), so memory grows with the session.
 
 use clap::Args;
-use scry_model::{EventKind, Header};
+use scry_facts::overview::Overview;
+use scry_facts::{overview_from, Facts};
+use scry_model::{Event, EventKind, Header, Session, Warning};
+use scry_source::EventSink;
 use serde_json::{json, Map, Value};
 
 use super::Output;
 use crate::app::Ctx;
 use crate::error::CliResult;
 use crate::render::{self, Style};
-use crate::session_read;
+use crate::session_read::{self, FnSink};
 use crate::stats::Stats;
 
 /// Arguments of `scry show`.
@@ -24,14 +30,54 @@ pub struct ShowArgs {
 pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
     let opened = session_read::open(ctx, &args.id)?;
     let mut stats = Stats::default();
-    let header = opened.stream(&mut stats)?;
-    if ctx.json {
-        return Ok(super::json_out(&to_json(&header, &stats)).into());
+    let mut events: Vec<Event> = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let header = {
+        let mut sink = FnSink {
+            on_event: |e: Event| {
+                events.push(e.clone());
+                stats.event(e);
+            },
+            on_warning: |w: Warning| warnings.push(w),
+        };
+        opened.stream(&mut sink)?
+    };
+    for w in warnings {
+        stats.warning(w);
     }
-    Ok(text(&header, &stats, Style::new(ctx.color)).into())
+    let session = Session {
+        header,
+        events,
+        warnings: Vec::new(),
+    };
+    let facts = Facts::of(&session);
+    let card = overview_from(&session, &facts);
+    let header = session.header;
+    if ctx.json {
+        return Ok(super::json_out(&to_json(&header, &stats, &card)).into());
+    }
+    Ok(text(&header, &stats, &card, Style::new(ctx.color)).into())
 }
 
-fn to_json(h: &Header, st: &Stats) -> Value {
+/// The fact card as JSON: every count of the overview, and every write event (`writes`, the
+/// same rows as `files --group all`).
+fn card_json(o: &Overview) -> Value {
+    json!({
+        "files": o.files,
+        "writes": o.writes,
+        "commands": o.commands,
+        "commands_failed": o.commands_failed,
+        "failures": o.failures,
+        "failures_fixed": o.failures_fixed,
+        "commits": o.commits,
+        "jobs": o.jobs,
+        "last_successful_command": o.last_successful_command,
+        "last_files_written": o.last_files_written,
+        "title_history": o.title_history,
+    })
+}
+
+fn to_json(h: &Header, st: &Stats, o: &Overview) -> Value {
     let mut events = Map::new();
     for k in EventKind::ALL {
         events.insert(
@@ -76,12 +122,13 @@ fn to_json(h: &Header, st: &Stats) -> Value {
         "answer": st.answer,
         "answer_truncated": st.answer_cut,
         "last_failure": last_failure,
+        "facts": card_json(o),
         "sources": h.sources,
         "warnings": render::warnings_json(&st.warnings),
     })
 }
 
-fn text(h: &Header, st: &Stats, s: Style) -> String {
+fn text(h: &Header, st: &Stats, o: &Overview, s: Style) -> String {
     let mut out = Vec::new();
     let field = |name: &str, value: String| format!("{:<10}{value}", name);
     out.push(s.bold(&format!(
@@ -150,6 +197,7 @@ fn text(h: &Header, st: &Stats, s: Style) -> String {
         tool_line.push_str(&format!(" ({})", top.join(", ")));
     }
     out.push(field("tools", render::clip(&tool_line, render::WIDTH + 20)));
+    card_text(&mut out, o, s);
     out.push(field(
         "tokens",
         match st.tokens {
@@ -192,6 +240,7 @@ fn text(h: &Header, st: &Stats, s: Style) -> String {
             out.push(field("", render::clip(&f.output, render::WIDTH - 10)));
         }
     }
+    anchors_text(&mut out, o);
     // The primary source and a few side files; JSON lists every one.
     const SHOWN_SOURCES: usize = 3;
     for (i, src) in h.sources.iter().take(SHOWN_SOURCES).enumerate() {
@@ -230,5 +279,90 @@ fn block(out: &mut Vec<String>, name: &str, text: &str, lines: usize) {
         .enumerate()
     {
         out.push(format!("{:<10}{l}", if i == 0 { name } else { "" }));
+    }
+}
+
+/// The fact card lines after `tools`: files by group, commands, failures fixed, commits, jobs.
+fn card_text(out: &mut Vec<String>, o: &Overview, s: Style) {
+    let field = |name: &str, value: String| format!("{:<10}{value}", name);
+    let f = &o.files;
+    out.push(field(
+        "files",
+        format!(
+            "{} changed, {} — project {} ({}), runtime {} ({}), log {} ({})",
+            render::count(f.files_changed as u64, "file"),
+            render::count(f.write_events as u64, "write"),
+            f.files_by_group.project,
+            f.events_by_group.project,
+            f.files_by_group.runtime,
+            f.events_by_group.runtime,
+            f.files_by_group.log,
+            f.events_by_group.log
+        ),
+    ));
+    let failed = if o.commands_failed > 0 {
+        s.red(&format!("{} failed", o.commands_failed))
+    } else {
+        "0 failed".to_string()
+    };
+    out.push(field(
+        "commands",
+        format!(
+            "{}, {failed} · failures {} ({} fixed later)",
+            o.commands, o.failures, o.failures_fixed
+        ),
+    ));
+    for c in &o.commits {
+        out.push(field(
+            "commit",
+            format!(
+                "{}{} ({})",
+                c.sha
+                    .as_deref()
+                    .map(|x| format!("{x} "))
+                    .unwrap_or_default(),
+                render::clip(c.message.as_deref().unwrap_or(&c.command), 60),
+                c.evidence.handle()
+            ),
+        ));
+    }
+    if o.jobs.total > 0 {
+        let j = &o.jobs;
+        out.push(field(
+            "jobs",
+            format!(
+                "{} — completed {}, failed {}, killed {}, running {}, unknown {}",
+                j.total, j.completed, j.failed, j.killed, j.running, j.unknown
+            ),
+        ));
+    }
+}
+
+/// The final-state anchors: last successful command, last files written.
+fn anchors_text(out: &mut Vec<String>, o: &Overview) {
+    let field = |name: &str, value: String| format!("{:<10}{value}", name);
+    if let Some(c) = &o.last_successful_command {
+        out.push(field(
+            "last ok",
+            format!(
+                "{} `{}`",
+                c.evidence.handle(),
+                render::clip(&c.command, render::WIDTH - 30)
+            ),
+        ));
+    }
+    if !o.last_files_written.is_empty() {
+        let names: Vec<String> = o
+            .last_files_written
+            .iter()
+            .map(|w| {
+                format!(
+                    "{} ({})",
+                    render::clip_left(&w.display, 40),
+                    w.origin.evidence.handle()
+                )
+            })
+            .collect();
+        out.push(field("wrote", format!("last {}", names.join(", "))));
     }
 }

@@ -3,7 +3,10 @@
 //! the session, keeping one small row per turn.
 
 use clap::Args;
-use scry_model::{Event, EventKind, Header, Timestamp, Warning};
+use std::collections::BTreeMap;
+
+use scry_facts::{turn_summaries, Facts, TurnSummary};
+use scry_model::{Event, EventKind, Header, Session, Timestamp, Warning};
 use serde_json::{json, Value};
 
 use super::Output;
@@ -75,9 +78,11 @@ pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
     let max = if ctx.json { KEEP_JSON } else { KEEP_TEXT };
     let mut rows: Vec<TurnRow> = Vec::new();
     let mut warnings: Vec<Warning> = Vec::new();
+    let mut events: Vec<Event> = Vec::new();
     let header = {
         let mut sink = FnSink {
             on_event: |e: Event| {
+                events.push(e.clone());
                 if rows.last().is_none_or(|r| r.number != e.turn) {
                     rows.push(TurnRow {
                         number: e.turn,
@@ -93,13 +98,36 @@ pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
         };
         opened.stream(&mut sink)?
     };
+    // Status with evidence (S-F5) and the per-turn ledger counts need the whole session.
+    let session = Session {
+        header,
+        events,
+        warnings: Vec::new(),
+    };
+    let facts = Facts::of(&session);
+    let sums: BTreeMap<u32, TurnSummary> = turn_summaries(&session, &facts)
+        .into_iter()
+        .map(|t| (t.turn, t))
+        .collect();
+    let header = session.header;
     if ctx.json {
-        return Ok(super::json_out(&to_json(&header, &rows, &warnings)).into());
+        return Ok(super::json_out(&to_json(&header, &rows, &sums, &warnings)).into());
     }
-    Ok(text(&header, &rows, &warnings, Style::new(ctx.color)))
+    Ok(text(
+        &header,
+        &rows,
+        &sums,
+        &warnings,
+        Style::new(ctx.color),
+    ))
 }
 
-fn to_json(h: &Header, rows: &[TurnRow], warnings: &[Warning]) -> Value {
+fn to_json(
+    h: &Header,
+    rows: &[TurnRow],
+    sums: &BTreeMap<u32, TurnSummary>,
+    warnings: &[Warning],
+) -> Value {
     let turns: Vec<Value> = rows
         .iter()
         .map(|r| {
@@ -119,6 +147,9 @@ fn to_json(h: &Header, rows: &[TurnRow], warnings: &[Warning]) -> Value {
                 "prompt_truncated": r.prompt.as_ref().is_some_and(|p| p.1),
                 "answer": r.answer.as_ref().map(|a| &a.0),
                 "answer_truncated": r.answer.as_ref().is_some_and(|a| a.1),
+                "file_writes": sums.get(&r.number).map_or(0, |t| t.file_writes),
+                "commands": sums.get(&r.number).map_or(0, |t| t.commands),
+                "status": sums.get(&r.number).map(|t| &t.status),
             })
         })
         .collect();
@@ -129,7 +160,13 @@ fn to_json(h: &Header, rows: &[TurnRow], warnings: &[Warning]) -> Value {
     })
 }
 
-fn text(h: &Header, rows: &[TurnRow], warnings: &[Warning], s: Style) -> Output {
+fn text(
+    h: &Header,
+    rows: &[TurnRow],
+    sums: &BTreeMap<u32, TurnSummary>,
+    warnings: &[Warning],
+    s: Style,
+) -> Output {
     let mut out = String::new();
     out.push_str(&s.bold(&format!(
         "{}  {}",
@@ -150,6 +187,34 @@ fn text(h: &Header, rows: &[TurnRow], warnings: &[Warning], s: Style) -> Output 
         if r.failures > 0 {
             counts.push_str(&format!(", {}", s.red(&format!("{} failed", r.failures))));
         }
+        let sum = sums.get(&r.number);
+        if let Some(t) = sum.filter(|t| t.commands > 0) {
+            counts.push_str(&format!(
+                ", {}",
+                render::count(t.commands as u64, "command")
+            ));
+        }
+        if let Some(t) = sum.filter(|t| t.file_writes > 0) {
+            counts.push_str(&format!(
+                ", {}",
+                render::count(t.file_writes as u64, "write")
+            ));
+        }
+        let marks: Vec<String> = sum
+            .map(|t| t.status.iter().map(mark_text).collect())
+            .unwrap_or_default();
+        if !marks.is_empty() {
+            let bad = sum.is_some_and(|t| {
+                t.status.iter().any(|m| {
+                    !matches!(
+                        m.state,
+                        scry_facts::TurnState::Completed | scry_facts::TurnState::Nudged
+                    )
+                })
+            });
+            let label = format!("[{}]", marks.join(", "));
+            counts.push_str(&format!("  {}", if bad { s.red(&label) } else { label }));
+        }
         let line = format!(
             "{}  {}  {:>6}  E{}–E{}  {counts}",
             s.bold(&label),
@@ -168,6 +233,18 @@ fn text(h: &Header, rows: &[TurnRow], warnings: &[Warning], s: Style) -> Output 
                 out.push_str(&format!("  < {l}\n"));
             }
         }
+        for m in sum.map(|t| t.status.as_slice()).unwrap_or(&[]) {
+            if m.state == scry_facts::TurnState::Completed {
+                continue;
+            }
+            let ev: Vec<String> = m.evidence.iter().take(3).map(|e| e.handle()).collect();
+            out.push_str(&format!(
+                "  ! {}: {} ({})\n",
+                mark_name(m),
+                render::clip(&m.detail, render::WIDTH - 30),
+                ev.join(", ")
+            ));
+        }
     }
     if rows.is_empty() {
         out.push_str("(no events)\n");
@@ -179,5 +256,21 @@ fn text(h: &Header, rows: &[TurnRow], warnings: &[Warning], s: Style) -> Output 
     Output {
         stdout: out,
         stderr: notes,
+    }
+}
+
+/// The snake_case name of a status mark.
+fn mark_name(m: &scry_facts::status::StatusMark) -> String {
+    serde_json::to_value(m.state)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
+}
+
+/// `completed`, `nudged ×2`.
+fn mark_text(m: &scry_facts::status::StatusMark) -> String {
+    match m.count {
+        Some(n) if n > 1 => format!("{} ×{n}", mark_name(m)),
+        _ => mark_name(m),
     }
 }
