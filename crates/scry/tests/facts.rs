@@ -521,3 +521,57 @@ fn fact_command_errors() {
     let out = scry(h, &["workspace", "/no/such/dir/here"]);
     assert_eq!(out.code, 2, "{}", out.render());
 }
+
+/// The hand-off pack of the real compacted sessions starts with the compaction summary: Claude
+/// 029942d1… line 80 is the `isCompactSummary` user line ("This session is being continued
+/// from a previous conversation…"), Codex …805d… line 82 is `compacted` ("Another language
+/// model started to solve this problem…"); the budget bounds the pack.
+#[test]
+fn real_context_packs_start_with_the_summary() {
+    let h = real_home();
+    for (id, start) in [
+        (
+            "claude:029942d1-8e5d-4155-96e8-b9fe03dadf8d",
+            "This session is being continued",
+        ),
+        (
+            "codex:01a22cf1-805d-7161-bbbc-a2414caa5633",
+            "Another language model",
+        ),
+    ] {
+        let c = json(&h, false, &["context", id]);
+        let sum = c["context"]["summary"]["text"].as_str().unwrap_or("");
+        assert!(sum.contains(start), "{id}: {sum}");
+        assert_eq!(c["context"]["summary"]["kind"], "compaction", "{id}");
+        assert!(c["context"]["from_seq"].as_u64().unwrap() > 0, "{id}");
+        let small = json(&h, false, &["context", id, "--max-chars", "50"]);
+        assert_eq!(small["context"]["chars"], 50, "{id}");
+        assert_eq!(small["context"]["truncated"], true, "{id}");
+    }
+}
+
+/// The demo Claude session 8b2e4d60…: turn 2 ("Yes, do it.") is an Edit the user rejected
+/// (`is_error: true`) with no assistant text after it, so `turns` marks it no_response and
+/// failed_tail, the latter with the failing result as evidence; turns 1 and 3 end on an answer.
+#[test]
+fn demo_turn_status_with_evidence() {
+    let home = tempfile::tempdir().unwrap();
+    let t = json(
+        home.path(),
+        true,
+        &["turns", "claude:8b2e4d60-1f3a-4e5b-8c7d-9e0f1a2b3c4d"],
+    );
+    let states = |n: usize| -> Vec<String> {
+        t["turns"][n]["status"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["state"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(states(0), vec!["completed"]);
+    assert_eq!(states(1), vec!["no_response", "failed_tail"]);
+    assert_eq!(states(2), vec!["completed"]);
+    let tail = &t["turns"][1]["status"][1];
+    assert_eq!(tail["evidence"][0]["handle"], "E10·T2");
+}
