@@ -25,6 +25,8 @@ pub struct Ctx {
     pub env: Env,
     /// The current directory (the default list scope).
     pub cwd: PathBuf,
+    /// `--no-index`: read sources directly, never open the index.
+    pub no_index: bool,
 }
 
 /// Runs the process's command line and returns the exit status.
@@ -73,6 +75,7 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
         demo: cli.global.demo,
         env,
         cwd,
+        no_index: cli.global.no_index,
     })
 }
 

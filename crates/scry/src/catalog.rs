@@ -51,6 +51,11 @@ impl Catalog {
         }
     }
 
+    /// Every provider implementation (for the index refresh).
+    pub fn sources(&self) -> &[Box<dyn Source>] {
+        &self.sources
+    }
+
     /// The provider implementation of `id`.
     pub fn source(&self, id: ProviderId) -> CliResult<&dyn Source> {
         source_for(&self.sources, id).ok_or_else(|| {

@@ -29,4 +29,7 @@ pub struct GlobalArgs {
     /// Never color the output (NO_COLOR is honoured too).
     #[arg(long, global = true)]
     pub no_color: bool,
+    /// Read the sources directly: neither use nor update the index.
+    #[arg(long, global = true)]
+    pub no_index: bool,
 }

@@ -8,6 +8,7 @@ mod commands;
 mod demo;
 mod error;
 mod filter;
+mod indexed;
 mod page;
 mod raw;
 mod render;

@@ -16,19 +16,41 @@ pub struct Opened {
     pub catalog: Catalog,
     /// The session's source.
     pub file: SourceFile,
+    /// The index, refreshed for this session (`None`: `--no-index`, or the index is unusable).
+    pub index: Option<scry_store::Store>,
 }
 
 /// Discovers every provider and resolves `reference` (S-E3).
 pub fn open(ctx: &Ctx, reference: &str) -> CliResult<Opened> {
     let catalog = Catalog::discover(&ctx.env, &[]);
     let file = catalog.resolve(reference)?;
-    Ok(Opened { catalog, file })
+    let mut index = crate::indexed::open(ctx);
+    if let Some(store) = index.as_mut() {
+        if !crate::indexed::refresh(store, catalog.sources(), std::slice::from_ref(&file)) {
+            index = None;
+        }
+    }
+    Ok(Opened {
+        catalog,
+        file,
+        index,
+    })
 }
 
 impl Opened {
     /// Streams the whole session into `sink`; returns the completed header. A source that cannot
     /// be read at all is a runtime failure (exit 1); problems inside it arrive as warnings.
     pub fn stream(&self, sink: &mut dyn EventSink) -> CliResult<Header> {
+        // From the index when it holds the session (a source it could not parse is re-read
+        // directly so the error is the direct one).
+        if let Some(store) = &self.index {
+            if let Some(uri) = crate::indexed::uri_of(store, &self.file) {
+                match crate::indexed::replay(store, &uri, sink) {
+                    Ok(header) => return Ok(header),
+                    Err(e) => return Err(CliError::new(e.code(), e.to_string())),
+                }
+            }
+        }
         let source = self.catalog.source(self.file.provider)?;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let mut out = Emitter::new(sink);

@@ -49,9 +49,17 @@ pub fn scry_in(home: &Path, cwd: &Path, args: &[&str]) -> Out {
 }
 
 /// Like [`scry_in`] with extra environment variables.
+/// Unless `vars` names `SCRY_DB`, the index goes to a fresh temporary directory: never into
+/// `home` (a corpus home must stay untouched) and never shared between runs.
 pub fn scry_env(home: &Path, cwd: &Path, vars: &[(&str, &Path)], args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_scry"))
-        .env_clear()
+    let db = tempfile::tempdir().expect("tempdir for the index");
+    let db_file = db.path().join("index.db");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_scry"));
+    cmd.env_clear();
+    if !vars.iter().any(|(k, _)| *k == "SCRY_DB") {
+        cmd.env("SCRY_DB", &db_file);
+    }
+    let out = cmd
         .env("HOME", home)
         .env("TZ", "UTC")
         .envs(vars.iter().map(|(k, v)| (*k, *v)))

@@ -63,7 +63,7 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> CliResult<Output> {
         .iter()
         .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
         .collect();
-    let (entries, scan_warnings) = catalog.scan(&candidates);
+    let (entries, scan_warnings) = crate::indexed::scan(ctx, &catalog, &candidates);
     let mut warnings = catalog.warnings.clone();
     warnings.extend(scan_warnings);
 

@@ -3,12 +3,14 @@
 mod context;
 mod digest;
 mod graph;
+mod index;
 mod ledger_commands;
 mod ledger_errors;
 mod ledger_files;
 mod ledger_jobs;
 mod list;
 mod loaded;
+mod search;
 mod show;
 mod trace;
 mod turn;
@@ -49,6 +51,10 @@ pub enum Command {
     Trace(trace::TraceArgs),
     /// The hand-off pack: what the model sees now (current surface)
     Context(context::ContextArgs),
+    /// Search sessions: literal, regex or terms, grouped by session
+    Search(search::SearchArgs),
+    /// Back-fill the index (progress bar on a terminal) and print what was done
+    Index(index::IndexArgs),
 }
 
 /// What a command prints: its output on stdout, and notes for people (warnings, "more
@@ -86,6 +92,8 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Graph(args) => graph::run(ctx, args),
         Command::Trace(args) => trace::run(ctx, args),
         Command::Context(args) => context::run(ctx, args),
+        Command::Search(args) => search::run(ctx, args),
+        Command::Index(args) => index::run(ctx, args),
     }
 }
 
