@@ -5,6 +5,7 @@ mod adversarial;
 mod demo;
 mod errors;
 mod facts;
+mod index_cli;
 mod list;
 mod paging;
 mod readonly;

@@ -356,7 +356,11 @@ fn text(r: &SearchResponse, s: Style, color: bool) -> Output {
     let mut notes = format!(
         "{} {} in {}\n",
         r.total_matches,
-        if r.total_matches == 1 { "match" } else { "matches" },
+        if r.total_matches == 1 {
+            "match"
+        } else {
+            "matches"
+        },
         render::count(r.total_sessions, "session")
     );
     if r.self_folded > 0 {
@@ -371,7 +375,6 @@ fn text(r: &SearchResponse, s: Style, color: bool) -> Output {
     Output {
         stdout: out,
         stderr: notes,
-        ..Output::default()
     }
 }
 
