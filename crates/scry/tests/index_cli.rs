@@ -254,3 +254,64 @@ fn index_command_reports_and_is_idempotent() {
     let out = scry_env(&home, &home, &vars, &["index", "--no-index"]);
     assert_eq!(out.code, 2);
 }
+
+#[test]
+fn cjk_one_and_two_characters_match_as_substrings() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let id = "77777777-2222-3333-4444-555555555555";
+    let file = claude_session(h, id, "/work/proj", 1);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    writeln!(
+        f,
+        "{}",
+        claude_line("user", id, 7, "/work/proj", "请做跨会话检索")
+    )
+    .unwrap();
+    drop(f);
+    let db = tempfile::tempdir().unwrap();
+    let db = db.path().join("index.db");
+    let prompt = "请做跨会话检索";
+    for q in ["会", "会话", "跨会话检索"] {
+        // Character offset of `q` in the prompt, counted independently of scry.
+        let start = prompt[..prompt.find(q).unwrap()].chars().count();
+        let out = same(h, &db, &["search", q, "--global", "--json"]);
+        let v: serde_json::Value =
+            serde_json::from_str(out.split("[exit status").next().unwrap_or("")).unwrap();
+        assert_eq!(v["total_matches"], 1, "{q}: {out}");
+        assert_eq!(
+            v["sessions"][0]["hits"][0]["ranges"][0],
+            serde_json::json!([start, start + q.chars().count()]),
+            "{q}"
+        );
+    }
+}
+
+#[test]
+fn an_unusable_index_location_still_reads() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    claude_session(h, "88888888-2222-3333-4444-555555555555", "/work/proj", 2);
+    // A regular file as the index's directory: the index cannot be created.
+    let blocker = h.join("not-a-dir");
+    std::fs::write(&blocker, "x").unwrap();
+    let db = blocker.join("index.db");
+    let vars = [("SCRY_DB", db.as_path())];
+    for args in [
+        &["list", "--global"][..],
+        &["show", "88888888"],
+        &["turns", "88888888"],
+        &["turn", "88888888", "1"],
+        &["search", "prompt", "--global"],
+    ] {
+        let out = scry_env(h, h, &vars, args);
+        assert_eq!(out.code, 0, "{}", out.render());
+        assert!(out.stderr.contains("index unavailable"), "{}", out.render());
+        let mut direct = args.to_vec();
+        direct.push("--no-index");
+        assert_eq!(out.stdout, scry_env(h, h, &vars, &direct).stdout);
+    }
+}
