@@ -12,6 +12,7 @@
 //! `list` / `show` / `turns` / `turn` / `search` must be identical with and without `--no-index`
 //! (S-I4).
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use rusqlite::OptionalExtension;
@@ -57,8 +58,32 @@ pub fn unavailable(e: &StoreError) {
 
 /// Brings `files` up to date in the index (unchanged files are only stat'ed). A failure of the
 /// index itself is reported and returns `false` (callers then parse directly).
+///
+/// Usually this is a stat per file; when it runs longer than a second (a first run, many changed
+/// sessions) and stderr is a terminal, a progress bar appears there and is cleared afterwards.
 pub fn refresh(store: &mut Store, sources: &[Box<dyn Source>], files: &[SourceFile]) -> bool {
-    match store.refresh(sources, files, &RefreshOptions::partial(), &mut |_| true) {
+    let start = std::time::Instant::now();
+    let terminal = std::io::stderr().is_terminal();
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let result = store.refresh(sources, files, &RefreshOptions::partial(), &mut |p| {
+        if bar.is_none() && terminal && start.elapsed() > std::time::Duration::from_secs(1) {
+            let b = indicatif::ProgressBar::new(p.total as u64);
+            if let Ok(style) =
+                indicatif::ProgressStyle::with_template("indexing {bar:30} {pos}/{len} {wide_msg}")
+            {
+                b.set_style(style);
+            }
+            bar = Some(b);
+        }
+        if let Some(b) = &bar {
+            b.set_position(p.done as u64);
+        }
+        true
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    match result {
         Ok(_) => true,
         Err(e) => {
             unavailable(&e);
