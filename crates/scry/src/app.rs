@@ -69,6 +69,27 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
         process
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let flags = scry_sources::ExcludeFlags {
+        providers: cli.global.exclude_provider.clone(),
+        paths: cli.global.exclude_path.clone(),
+        projects: cli
+            .global
+            .exclude_project
+            .iter()
+            .map(|p| absolute_project(p, &cwd))
+            .collect(),
+    };
+    // The demo reads only the embedded sessions: the user's config file does not apply there.
+    let exclusions = if cli.global.demo {
+        let mut ex = scry_sources::Exclusions::new();
+        ex.add_flags(&env, &flags)
+            .map_err(|e| CliError::usage(ErrorCode::InvalidFilter, e.to_string()))?;
+        ex
+    } else {
+        scry_sources::Exclusions::load(&env, &flags)
+            .map_err(|e| CliError::usage(ErrorCode::InvalidFilter, e.to_string()))?
+    };
+    crate::catalog::set_exclusions(exclusions);
     Ok(Ctx {
         json: cli.global.json,
         color,
@@ -77,6 +98,16 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
         cwd,
         no_index: cli.global.no_index,
     })
+}
+
+/// `--exclude-project` relative to the current directory becomes absolute; `~/…` and absolute
+/// paths are kept for the exclusion rules to expand.
+fn absolute_project(p: &str, cwd: &std::path::Path) -> String {
+    if p.starts_with('/') || p.starts_with('~') {
+        p.to_string()
+    } else {
+        cwd.join(p).to_string_lossy().into_owned()
+    }
 }
 
 /// Color only on a terminal, and never with `--no-color` or a non-empty `NO_COLOR`.
@@ -97,6 +128,9 @@ fn write_output(output: &crate::commands::Output) -> CliResult<()> {
 /// Prints a failure (stderr line, and the JSON object on stdout with `--json`); returns its exit
 /// status. A broken pipe prints nothing.
 fn report(e: &CliError, json: bool) -> i32 {
+    if let CliError::Verbatim { stderr, .. } = e {
+        let _ = std::io::stderr().write_all(stderr.as_bytes());
+    }
     if let Some(msg) = e.message() {
         if json {
             if let Some(v) = e.to_json() {

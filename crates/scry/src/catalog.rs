@@ -8,13 +8,30 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use scry_model::{Header, ProviderId, Warning, WarningKind};
 use scry_source::{Env, Source, SourceError, SourceFile};
-use scry_sources::{discover_all, registry, resolve, source_for};
+use scry_sources::{discover_excluding, registry, resolve, source_for, Exclusions};
 
 use crate::error::{CliError, CliResult};
+
+/// The exclusions of this invocation (config file + `--exclude-*` flags), set once by the app
+/// before any command runs; every discovery applies them before a file is opened.
+static EXCLUSIONS: OnceLock<Exclusions> = OnceLock::new();
+
+/// Sets the exclusions for this process (first call wins).
+pub fn set_exclusions(ex: Exclusions) {
+    let _ = EXCLUSIONS.set(ex);
+}
+
+/// The exclusions in force (none when not set).
+pub fn exclusions() -> &'static Exclusions {
+    static NONE: OnceLock<Exclusions> = OnceLock::new();
+    EXCLUSIONS
+        .get()
+        .unwrap_or_else(|| NONE.get_or_init(Exclusions::new))
+}
 
 /// Discovered sources of every provider in one environment.
 pub struct Catalog {
@@ -40,7 +57,7 @@ impl Catalog {
         let sources = registry();
         let mut files = Vec::new();
         let mut warnings = Vec::new();
-        for pd in discover_all(&sources, env, only) {
+        for pd in discover_excluding(&sources, env, only, exclusions()) {
             files.extend(pd.discovery.files);
             warnings.extend(pd.discovery.warnings);
         }
@@ -98,6 +115,12 @@ impl Catalog {
         let mut warnings = Vec::new();
         for (i, r) in results {
             match (r, files.get(i)) {
+                (Ok(header), Some(_))
+                    if exclusions().has_projects()
+                        && header
+                            .cwd
+                            .as_deref()
+                            .is_some_and(|c| exclusions().project_of(c).is_some()) => {}
                 (Ok(header), Some(file)) => entries.push(Entry {
                     file: (*file).clone(),
                     header,

@@ -18,7 +18,7 @@ pub struct Cli {
 }
 
 /// Flags shared by every command.
-#[derive(Debug, Clone, Copy, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Print JSON (a stable contract) instead of text for people.
     #[arg(long, global = true)]
@@ -32,4 +32,13 @@ pub struct GlobalArgs {
     /// Read the sources directly: neither use nor update the index.
     #[arg(long, global = true)]
     pub no_index: bool,
+    /// Leave out every source of this provider (repeatable; adds to the config file's list).
+    #[arg(long = "exclude-provider", value_name = "PROVIDER", global = true)]
+    pub exclude_provider: Vec<String>,
+    /// Leave out sources whose path matches this glob (repeatable; `**` crosses directories).
+    #[arg(long = "exclude-path", value_name = "GLOB", global = true)]
+    pub exclude_path: Vec<String>,
+    /// Leave out sessions whose working directory is in this subtree (repeatable).
+    #[arg(long = "exclude-project", value_name = "DIR", global = true)]
+    pub exclude_project: Vec<String>,
 }

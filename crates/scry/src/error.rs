@@ -12,6 +12,14 @@ pub enum CliError {
     BrokenPipe,
     /// Anything else: one line on stderr, and a JSON object with `--json`.
     Failed(Failure),
+    /// A command with its own error contract (`inspect` keeps `inspect_sessions.py`'s messages
+    /// and exit codes): `stderr` is printed as it is, and the process exits with `exit`.
+    Verbatim {
+        /// What to print on stderr (newline-terminated lines).
+        stderr: String,
+        /// Exit status.
+        exit: i32,
+    },
 }
 
 /// A reported failure.
@@ -55,13 +63,14 @@ impl CliError {
         match self {
             CliError::BrokenPipe => 0,
             CliError::Failed(f) => f.exit,
+            CliError::Verbatim { exit, .. } => *exit,
         }
     }
 
     /// The JSON error object printed on stdout with `--json`.
     pub fn to_json(&self) -> Option<Value> {
         match self {
-            CliError::BrokenPipe => None,
+            CliError::BrokenPipe | CliError::Verbatim { .. } => None,
             CliError::Failed(f) => Some(json!({
                 "error": {
                     "code": f.code.as_str(),
@@ -75,7 +84,7 @@ impl CliError {
     /// The single stderr line (without the `error: ` prefix).
     pub fn message(&self) -> Option<&str> {
         match self {
-            CliError::BrokenPipe => None,
+            CliError::BrokenPipe | CliError::Verbatim { .. } => None,
             CliError::Failed(f) => Some(&f.message),
         }
     }

@@ -2,8 +2,10 @@
 
 mod context;
 mod digest;
+mod doctor;
 mod graph;
 mod index;
+mod inspect;
 mod ledger_commands;
 mod ledger_errors;
 mod ledger_files;
@@ -51,6 +53,10 @@ pub enum Command {
     Trace(trace::TraceArgs),
     /// The hand-off pack: what the model sees now (current surface)
     Context(context::ContextArgs),
+    /// Health of every source: roots, files, parse failures, warnings, unknown records
+    Doctor(doctor::DoctorArgs),
+    /// Inspect a Deep Agents thread (compatible with deepagents-code's inspect_sessions.py)
+    Inspect(inspect::InspectArgs),
     /// Search sessions: literal, regex or terms, grouped by session
     Search(search::SearchArgs),
     /// Back-fill the index (progress bar on a terminal) and print what was done
@@ -92,6 +98,8 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Graph(args) => graph::run(ctx, args),
         Command::Trace(args) => trace::run(ctx, args),
         Command::Context(args) => context::run(ctx, args),
+        Command::Doctor(args) => doctor::run(ctx, args),
+        Command::Inspect(args) => inspect::run(ctx, args),
         Command::Search(args) => search::run(ctx, args),
         Command::Index(args) => index::run(ctx, args),
     }
