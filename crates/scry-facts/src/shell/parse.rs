@@ -55,7 +55,7 @@ pub struct Parsed {
 
 /// Parses shell `text` into simple commands (never panics; falls back on failure).
 pub fn parse(text: &str) -> Parsed {
-    if text.len() <= MAX_PARSE_BYTES && nesting_depth(text) <= MAX_NESTING {
+    if text.len() <= MAX_PARSE_BYTES && nesting_depth(text) <= MAX_NESTING && !hurts_brush(text) {
         if let Some(cmds) = parse_brush(text) {
             return Parsed {
                 cmds,
@@ -67,6 +67,43 @@ pub fn parse(text: &str) -> Parsed {
         cmds: fallback(text),
         fallback: true,
     }
+}
+
+/// Shapes that make brush-parser 0.4 panic, allocate without bound or backtrack
+/// exponentially (found by fuzzing; see fuzz/README.md): a redirect fd of ten or more digits
+/// (its integer parse unwraps), many here-doc operators (unbounded end-tag buffering), runs of
+/// `(` (arithmetic backtracking), and NUL bytes. Such text goes to the fallback tokenizer.
+fn hurts_brush(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut digits = 0usize;
+    let mut parens = 0usize;
+    for &c in b {
+        if c == b'<' || c == b'>' {
+            if digits >= 10 {
+                return true;
+            }
+        }
+        digits = if c.is_ascii_digit() { digits + 1 } else { 0 };
+        parens = if c == b'(' { parens + 1 } else { 0 };
+        if parens >= 4 || c == 0 {
+            return true;
+        }
+    }
+    text.matches("<<").count() > 16 || text.matches("((").count() > 8 || odd_heredoc(text)
+}
+
+/// A `<<` whose delimiter does not start like a word (letter, digit, `_`, quote, backslash)
+/// or a here-string `<<<`: no real command writes that, and brush buffers it without bound.
+fn odd_heredoc(text: &str) -> bool {
+    text.match_indices("<<").any(|(i, _)| {
+        let rest = text[i + 2..]
+            .trim_start_matches('-')
+            .trim_start_matches([' ', '\t']);
+        match rest.chars().next() {
+            None => false,
+            Some(c) => !(c.is_alphanumeric() || matches!(c, '_' | '\'' | '"' | '\\' | '<')),
+        }
+    })
 }
 
 /// Deeper nesting than this goes to the fallback tokenizer: the parser recurses per level and
@@ -523,6 +560,22 @@ mod tests {
         assert!(p.cmds[0].redirects[0].append);
         assert_eq!(p.cmds[3].dir.as_deref(), Some("sub"));
         assert_eq!(p.cmds[4].redirects[0].target, "grp.txt");
+    }
+
+    #[test]
+    fn fuzz_found_inputs_never_reach_brush() {
+        // Each of these made brush-parser 0.4 panic, exhaust memory or hang (fuzz/README.md).
+        let start = std::time::Instant::now();
+        for input in [
+            "9999999999>".to_string(),
+            "echo 2147483648>x".to_string(),
+            "l l<<\u{c}<<@<9|<<><<<a ".to_string(),
+            "((((tto(\0\0((((((((((t((tto(\0\0((((((((((t\0\0\0\0\u{1}\0\0".to_string(),
+        ] {
+            let p = parse(&input);
+            assert!(p.fallback, "{input:?}");
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]
