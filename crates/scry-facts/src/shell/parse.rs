@@ -78,10 +78,8 @@ fn hurts_brush(text: &str) -> bool {
     let mut digits = 0usize;
     let mut parens = 0usize;
     for &c in b {
-        if c == b'<' || c == b'>' {
-            if digits >= 10 {
-                return true;
-            }
+        if (c == b'<' || c == b'>') && digits >= 10 {
+            return true;
         }
         digits = if c.is_ascii_digit() { digits + 1 } else { 0 };
         parens = if c == b'(' { parens + 1 } else { 0 };
