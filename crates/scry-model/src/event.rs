@@ -200,6 +200,21 @@ impl Event {
         self
     }
 
+    /// Sets `data[key] = value`, making `data` an object first when it is absent (or, which
+    /// providers never do, not an object).
+    pub fn set_data(&mut self, key: &str, value: serde_json::Value) {
+        match &mut self.data {
+            Some(serde_json::Value::Object(m)) => {
+                m.insert(key.to_string(), value);
+            }
+            _ => {
+                let mut m = serde_json::Map::new();
+                m.insert(key.to_string(), value);
+                self.data = Some(serde_json::Value::Object(m));
+            }
+        }
+    }
+
     /// True when the event failed: a non-zero exit code, or an unknown exit code with the
     /// provider's error flag (SPEC S-F4).
     pub fn is_failure(&self) -> bool {

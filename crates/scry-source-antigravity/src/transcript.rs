@@ -214,16 +214,7 @@ pub fn command_exit_code(text: &str) -> Option<i64> {
 }
 
 fn set_data(ev: &mut Event, key: &str, value: Value) {
-    match &mut ev.data {
-        Some(Value::Object(m)) => {
-            m.insert(key.to_string(), value);
-        }
-        _ => {
-            let mut m = Map::new();
-            m.insert(key.to_string(), value);
-            ev.data = Some(Value::Object(m));
-        }
-    }
+    ev.set_data(key, value);
 }
 
 /// Maps steps to events.

@@ -22,7 +22,7 @@ use scry_model::{
 use scry_source::json::{as_u64, decode_json_string, str_of, text_of};
 use scry_source::jsonl::Record;
 use scry_source::{Emitter, SourceFile};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::side::SideIndex;
 
@@ -52,16 +52,7 @@ pub fn split_user_query(text: &str) -> (String, Option<String>) {
 }
 
 fn set_data(ev: &mut Event, key: &str, value: Value) {
-    match &mut ev.data {
-        Some(Value::Object(m)) => {
-            m.insert(key.to_string(), value);
-        }
-        _ => {
-            let mut m = Map::new();
-            m.insert(key.to_string(), value);
-            ev.data = Some(Value::Object(m));
-        }
-    }
+    ev.set_data(key, value);
 }
 
 fn derived(mut ev: Event, t: Option<Timestamp>) -> Event {

@@ -31,7 +31,7 @@ use scry_model::{
 use scry_source::json::{as_u64, decode_json_string, str_of, text_of};
 use scry_source::jsonl::Record;
 use scry_source::Emitter;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::chunks::Pending;
 use crate::surface::{SurfaceMap, SurfaceOp};
@@ -158,16 +158,7 @@ pub fn exit_code_marker(text: &str) -> Option<i64> {
 }
 
 fn set_data(ev: &mut Event, key: &str, value: Value) {
-    match &mut ev.data {
-        Some(Value::Object(m)) => {
-            m.insert(key.to_string(), value);
-        }
-        _ => {
-            let mut m = Map::new();
-            m.insert(key.to_string(), value);
-            ev.data = Some(Value::Object(m));
-        }
-    }
+    ev.set_data(key, value);
 }
 
 impl<'p> Mapper<'p> {
