@@ -120,6 +120,15 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// Hands the sink a point built earlier from [`Emitter::state`] captured at a safe point
+    /// (a provider that tracks its safe points cheaply and offers only the last one, at the end
+    /// of the parse). Ignored when the sink does not keep resume points.
+    pub fn offer(&mut self, point: ResumePoint) {
+        if self.sink.wants_resume_points() {
+            self.sink.resume_point(point);
+        }
+    }
+
     /// Sends one event: sets its `seq` and `turn` (a [`EventKind::User`] event starts a turn).
     pub fn emit(&mut self, mut event: Event) {
         event.seq = self.seq;

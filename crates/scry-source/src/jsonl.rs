@@ -10,8 +10,9 @@
 //! - `.zst` / `.zstd` files are decompressed as a stream (all frames).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use scry_model::{Warning, WarningKind};
@@ -46,11 +47,54 @@ pub struct JsonlStats {
     pub bytes: u64,
 }
 
+thread_local! {
+    static BYTES_READ: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Bytes read from disk so far by this thread through [`open`] / [`open_at`] (compressed bytes
+/// for `.zst`). Lets tests and benchmarks assert how much of a file a (resumed) parse read:
+/// take the value before and after.
+pub fn thread_bytes_read() -> u64 {
+    BYTES_READ.with(Cell::get)
+}
+
+/// A file reader that adds what it reads to [`thread_bytes_read`].
+struct Counted(File);
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.read(buf)?;
+        BYTES_READ.with(|c| c.set(c.get().saturating_add(n as u64)));
+        Ok(n)
+    }
+}
+
+/// True for the names [`open`] decompresses (`.zst`, `.zstd`).
+pub fn is_compressed(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.ends_with(".zst") || name.ends_with(".zstd")
+}
+
+/// Opens a plain (uncompressed) file positioned at byte `offset`, for resuming a parse (see
+/// [`crate::resume`]); pair it with [`LineReader::starting_at`] to keep offsets and line
+/// numbers. Compressed files cannot be entered in the middle: an error.
+pub fn open_at(path: &Path, offset: u64) -> Result<Box<dyn BufRead + Send>, SourceError> {
+    if is_compressed(path) {
+        return Err(SourceError::format(
+            path,
+            "a compressed file cannot be read from an offset",
+        ));
+    }
+    let mut file = File::open(path).map_err(|e| SourceError::io(path, e))?;
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|e| SourceError::io(path, e))?;
+    Ok(Box::new(BufReader::with_capacity(64 * 1024, Counted(file))))
+}
+
 /// Opens a file for reading, transparently decompressing `.zst` / `.zstd`.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, SourceError> {
-    let file = File::open(path).map_err(|e| SourceError::io(path, e))?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if name.ends_with(".zst") || name.ends_with(".zstd") {
+    let file = Counted(File::open(path).map_err(|e| SourceError::io(path, e))?);
+    if is_compressed(path) {
         let dec = zstd::stream::read::Decoder::new(file).map_err(|e| SourceError::io(path, e))?;
         Ok(Box::new(BufReader::with_capacity(64 * 1024, dec)))
     } else {

@@ -55,3 +55,75 @@ pub struct ResumePoint {
     #[serde(default)]
     pub state: serde_json::Value,
 }
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Packs 64-bit values (id hashes a provider carries in its resume state) into a compact
+/// base64 string of their little-endian bytes: 11 characters per value instead of up to 20
+/// digits in a JSON array.
+pub fn pack_u64s(values: &[u64]) -> String {
+    let mut bytes = Vec::with_capacity(values.len() * 8);
+    for v in values {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..=chunk.len() {
+            out.push(B64[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// The inverse of [`pack_u64s`]; `None` when `s` is not such a string.
+pub fn unpack_u64s(s: &str) -> Option<Vec<u64>> {
+    let mut bytes = Vec::with_capacity(s.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0u32;
+    for c in s.bytes() {
+        let d = B64.iter().position(|x| *x == c)? as u32;
+        acc = (acc << 6) | d;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            bytes.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    if bytes.len() % 8 != 0 {
+        return None;
+    }
+    Some(
+        bytes
+            .chunks_exact(8)
+            .map(|c| {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(c);
+                u64::from_le_bytes(a)
+            })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_ids_round_trip() {
+        for n in 0..6 {
+            let v: Vec<u64> = (0..n).map(|i| u64::MAX / 7 * i + i).collect();
+            let s = pack_u64s(&v);
+            assert_eq!(unpack_u64s(&s), Some(v), "{s}");
+        }
+        assert_eq!(pack_u64s(&[0]).len(), 11);
+        assert_eq!(unpack_u64s("!"), None);
+        assert_eq!(unpack_u64s("AAAA"), None);
+    }
+}
