@@ -5,13 +5,12 @@
 //! then the message's usage — the last line's, which has the final output count — is attached
 //! to its last content-block event, once per `message.id` in the file.
 
-use std::collections::HashSet;
-
 use scry_model::{Event, EventKind, TokenUsage};
 use scry_source::json::u64_of;
 use scry_source::Emitter;
 use serde_json::{json, Value};
 
+use crate::checkpoint::IdSet;
 use crate::header::hash;
 use crate::parse::{put, At, Parser};
 
@@ -35,7 +34,7 @@ struct Msg {
 
 impl Pending {
     /// Queues `e` behind the open message, or sends it when none is open.
-    pub fn push(&mut self, e: Event, counted: &mut HashSet<u64>, out: &mut Emitter<'_>) {
+    pub fn push(&mut self, e: Event, counted: &mut IdSet, out: &mut Emitter<'_>) {
         if self.msg.is_none() {
             out.emit(e);
             return;
@@ -49,7 +48,7 @@ impl Pending {
     }
 
     /// Closes the open message: attaches its usage once, sends its events.
-    pub fn flush(&mut self, counted: &mut HashSet<u64>, out: &mut Emitter<'_>) {
+    pub fn flush(&mut self, counted: &mut IdSet, out: &mut Emitter<'_>) {
         if let Some(msg) = self.msg.take() {
             if let (Some(u), Some(i)) = (msg.usage, msg.last) {
                 if let Some(e) = self.events.get_mut(i) {
@@ -64,6 +63,11 @@ impl Pending {
         for e in self.events.drain(..) {
             out.emit(e);
         }
+    }
+
+    /// True when no assistant message is open (nothing is held back): a safe point.
+    pub fn is_idle(&self) -> bool {
+        self.msg.is_none() && self.events.is_empty()
     }
 
     fn is_open(&self, key: Option<u64>) -> bool {

@@ -5,7 +5,6 @@
 //! `summary` whose `leafUuid` is a record of this file > a subagent's `.meta.json`
 //! `description` > the first human prompt (filled in by the Emitter / by [`scan`]).
 
-use std::collections::HashSet;
 use std::io::Read;
 use std::path::Path;
 
@@ -15,6 +14,7 @@ use scry_source::lines::LineReader;
 use scry_source::{SourceError, SourceFile};
 use serde_json::Value;
 
+use crate::checkpoint::IdSet;
 use crate::classify::{self, Ctx};
 
 /// A stable 64-bit hash for id sets (message ids, uuids, call ids).
@@ -27,7 +27,7 @@ fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 /// Envelope facts: the first non-empty value of each field in file order.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Facts {
     /// `cwd`.
     pub cwd: Option<String>,
@@ -75,8 +75,8 @@ impl Facts {
 /// Title records seen, in order, and the uuids that resolve `summary.leafUuid`s.
 #[derive(Debug, Default)]
 pub struct Titles {
-    entries: Vec<(TitleSource, String, Option<String>)>,
-    uuids: HashSet<u64>,
+    pub(crate) entries: Vec<(TitleSource, String, Option<String>)>,
+    pub(crate) uuids: IdSet,
 }
 
 impl Titles {
@@ -101,9 +101,9 @@ impl Titles {
         }
     }
 
-    /// Records a record `uuid` of this file.
-    pub fn note_uuid(&mut self, uuid: &str) {
-        self.uuids.insert(hash(uuid));
+    /// Records a record `uuid` of this file; true when it was not noted before.
+    pub fn note_uuid(&mut self, uuid: &str) -> bool {
+        self.uuids.insert(hash(uuid))
     }
 
     /// True when `uuid` was already noted.

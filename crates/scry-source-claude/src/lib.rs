@@ -8,7 +8,9 @@
 //! Modules, in reading order: [`discover`] (roots, layout, detect), [`header`] (envelope facts,
 //! titles, the cheap header scan), [`parse`] (the streaming pass), `classify` (what a user text
 //! is), `assistant` (split messages and usage), `records` (everything else), [`resume`]
-//! (copied history of older releases), `persisted` (`tool-results/` side files).
+//! (copied history of older releases), `persisted` (`tool-results/` side files),
+//! [`checkpoint`] (resuming a grown file from its last safe point: where those are, what state
+//! crosses them).
 //!
 //! # Records → events
 //! | record | event |
@@ -35,6 +37,7 @@
 //! resumed 1.0.x file carry none either (see [`resume`]).
 
 mod assistant;
+pub mod checkpoint;
 mod classify;
 pub mod discover;
 pub mod header;
@@ -46,7 +49,7 @@ pub mod resume;
 use std::path::Path;
 
 use scry_model::{Header, ProviderId};
-use scry_source::{Discovery, Emitter, Env, Root, Source, SourceError, SourceFile};
+use scry_source::{Discovery, Emitter, Env, ResumePoint, Root, Source, SourceError, SourceFile};
 
 pub use parse::ParseStats;
 
@@ -89,5 +92,18 @@ impl Source for ClaudeSource {
 
     fn parse_into(&self, file: &SourceFile, out: &mut Emitter<'_>) -> Result<Header, SourceError> {
         parse::run(file, out).map(|(h, _)| h)
+    }
+
+    fn resume_support(&self) -> bool {
+        true
+    }
+
+    fn parse_into_from(
+        &self,
+        file: &SourceFile,
+        from: &ResumePoint,
+        out: &mut Emitter<'_>,
+    ) -> Result<Header, SourceError> {
+        parse::run_from(file, from, out).map(|(h, _)| h)
     }
 }

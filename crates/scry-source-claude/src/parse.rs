@@ -3,23 +3,24 @@
 //! known only at its last line). Id sets (message ids counted, uuids, call ids) are kept as
 //! 64-bit hashes so memory stays small next to the file.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use scry_model::{
     Event, EventKind, Header, Lineage, LineageKind, Locator, RawRef, Warning, WarningKind,
 };
 use scry_source::lines::LineReader;
-use scry_source::{Emitter, SourceError, SourceFile};
+use scry_source::{Emitter, ResumePoint, SourceError, SourceFile};
 use serde_json::{json, Map, Value};
 
 use crate::assistant::Pending;
+use crate::checkpoint::{IdSet, Journal};
 use crate::classify::{self, Ctx};
 use crate::header::{self, hash, Facts, Titles};
 use crate::persisted;
 use crate::resume::{self, CopiedPrefix, Evidence};
 
 /// Counts of records that were read but became no event (bookkeeping), and of unknown types.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ParseStats {
     /// Bookkeeping records by type (see the table in the crate doc).
     pub counted: BTreeMap<String, u64>,
@@ -48,14 +49,16 @@ pub struct Parser<'f> {
     pub(crate) stats: ParseStats,
     pub(crate) pending: Pending,
     /// Message ids whose usage was attached already.
-    pub(crate) counted: HashSet<u64>,
+    pub(crate) counted: IdSet,
     /// Tool calls seen: call id hash → index into `tool_names`.
-    calls: HashMap<u64, u32>,
-    tool_names: Vec<String>,
-    tool_index: HashMap<String, u32>,
+    pub(crate) calls: HashMap<u64, u32>,
+    pub(crate) tool_names: Vec<String>,
+    pub(crate) tool_index: HashMap<String, u32>,
     pub(crate) copied: Option<CopiedPrefix>,
     pub(crate) boundary_pending: bool,
-    side_dirs: Option<Vec<std::path::PathBuf>>,
+    pub(crate) side_dirs: Option<Vec<std::path::PathBuf>>,
+    /// Resume bookkeeping, only when the sink keeps resume points.
+    pub(crate) journal: Option<Journal>,
 }
 
 impl<'f> Parser<'f> {
@@ -68,13 +71,14 @@ impl<'f> Parser<'f> {
             titles: Titles::default(),
             stats: ParseStats::default(),
             pending: Pending::default(),
-            counted: HashSet::new(),
+            counted: IdSet::default(),
             calls: HashMap::new(),
             tool_names: Vec::new(),
             tool_index: HashMap::new(),
             copied: None,
             boundary_pending: false,
             side_dirs: None,
+            journal: None,
         }
     }
 
@@ -135,7 +139,11 @@ impl<'f> Parser<'f> {
                 i
             }
         };
-        self.calls.insert(hash(id), idx);
+        let h = hash(id);
+        self.calls.insert(h, idx);
+        if let Some(j) = self.journal.as_mut() {
+            j.calls.push((h, idx));
+        }
     }
 
     pub(crate) fn call_name(&self, id: &str) -> Option<&str> {
@@ -378,8 +386,35 @@ pub fn result_text(c: &Value) -> String {
 pub fn run(file: &SourceFile, out: &mut Emitter<'_>) -> Result<(Header, ParseStats), SourceError> {
     let reader = scry_source::jsonl::open(&file.path)?;
     let mut p = Parser::new(file);
-    p.copied = resume::copied_prefix(&file.path);
-    let mut lines = LineReader::new(reader);
+    if out.wants_resume_points() && !scry_source::jsonl::is_compressed(&file.path) {
+        let (copied, decided) = resume::copied_prefix_decided(&file.path);
+        p.copied = copied;
+        p.start_journal(decided);
+    } else {
+        p.copied = resume::copied_prefix(&file.path);
+    }
+    read_lines(p, LineReader::new(reader), out)
+}
+
+/// Continues a parse from a resume point this provider handed out (see [`crate::checkpoint`]).
+pub fn run_from(
+    file: &SourceFile,
+    from: &ResumePoint,
+    out: &mut Emitter<'_>,
+) -> Result<(Header, ParseStats), SourceError> {
+    let mut p = Parser::new(file);
+    let line = p.restore(&from.state)?;
+    let reader = scry_source::jsonl::open_at(&file.path, from.offset)?;
+    read_lines(p, LineReader::starting_at(reader, from.offset, line), out)
+}
+
+/// The streaming loop shared by the full and the resumed parse.
+fn read_lines(
+    mut p: Parser<'_>,
+    mut lines: LineReader<Box<dyn std::io::BufRead + Send>>,
+    out: &mut Emitter<'_>,
+) -> Result<(Header, ParseStats), SourceError> {
+    let file = p.file;
     let mut local: Vec<Warning> = Vec::new();
     loop {
         let line = match lines.next_line() {
@@ -395,36 +430,40 @@ pub fn run(file: &SourceFile, out: &mut Emitter<'_>) -> Result<(Header, ParseSta
                 break;
             }
         };
+        let (number, complete) = (line.number, line.complete);
         if line.bytes.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        // Bookkeeping lines (request plumbing, cost ticks) are only validated and counted; a
-        // line that does not validate goes the normal way and gets its warning.
-        if let Some(ty) = crate::records::counted_prefix(line.bytes) {
-            if serde_json::from_slice::<serde::de::IgnoredAny>(line.bytes).is_ok() {
-                p.stats.records += 1;
-                p.count(ty);
-                continue;
+            // Nothing to read.
+        } else if let Some(ty) = crate::records::counted_prefix(line.bytes)
+            .filter(|_| serde_json::from_slice::<serde::de::IgnoredAny>(line.bytes).is_ok())
+        {
+            // Bookkeeping lines (request plumbing, cost ticks) are only validated and counted;
+            // a line that does not validate goes the normal way and gets its warning.
+            p.stats.records += 1;
+            p.count(ty);
+        } else {
+            let value = scry_source::jsonl::parse_line(
+                line.bytes,
+                &file.path,
+                line.number,
+                line.complete,
+                &mut local,
+            );
+            for w in local.drain(..) {
+                out.warn(w);
+            }
+            if let Some(v) = value {
+                let at = At {
+                    line: line.number,
+                    offset: line.offset,
+                    raw: line.bytes,
+                };
+                p.record(&v, &at, out);
             }
         }
-        let value = scry_source::jsonl::parse_line(
-            line.bytes,
-            &file.path,
-            line.number,
-            line.complete,
-            &mut local,
-        );
-        for w in local.drain(..) {
-            out.warn(w);
-        }
-        if let Some(v) = value {
-            let at = At {
-                line: line.number,
-                offset: line.offset,
-                raw: line.bytes,
-            };
-            p.record(&v, &at, out);
+        if complete {
+            p.safe_point(lines.offset(), number, out);
         }
     }
+    p.offer_last(out);
     Ok(p.finish(out))
 }

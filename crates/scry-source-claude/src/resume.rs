@@ -25,7 +25,7 @@ use scry_source::lines::LineReader;
 use serde_json::Value;
 
 /// The copied prefix of a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CopiedPrefix {
     /// 1-based line of the last copied assistant line; conversation lines up to it are copies.
     pub through_line: u64,
@@ -40,7 +40,16 @@ fn str_at<'a>(v: &'a Value, keys: &[&str]) -> Option<&'a str> {
 /// Finds the copied prefix of `path` by the rule in the module doc. Reads only until the first
 /// assistant line with a `requestId` (for current files, the first assistant line).
 pub fn copied_prefix(path: &Path) -> Option<CopiedPrefix> {
-    let reader = scry_source::jsonl::open(path).ok()?;
+    copied_prefix_decided(path).0
+}
+
+/// [`copied_prefix`], and the line of the first assistant line with a `requestId` — where the
+/// rule's answer became final. Before that line, appending to the file can still change the
+/// answer (and with it how every earlier line is read), so no resume point may lie there.
+pub fn copied_prefix_decided(path: &Path) -> (Option<CopiedPrefix>, Option<u64>) {
+    let Ok(reader) = scry_source::jsonl::open(path) else {
+        return (None, None);
+    };
     let mut lines = LineReader::new(reader);
     let finder = memmem::Finder::new(b"\"assistant\"");
     let mut last: Option<CopiedPrefix> = None;
@@ -59,14 +68,14 @@ pub fn copied_prefix(path: &Path) -> Option<CopiedPrefix> {
         }
         let has_request = str_at(&v, &["requestId"]).is_some_and(|r| !r.is_empty());
         if has_request {
-            return last;
+            return (last, Some(line.number));
         }
         last = Some(CopiedPrefix {
             through_line: line.number,
             last_message_id: str_at(&v, &["message", "id"]).map(str::to_string),
         });
     }
-    None
+    (None, None)
 }
 
 /// What to look for in a sibling file.
