@@ -56,7 +56,7 @@ fn the_law_holds_on_every_corpus_and_demo_file() {
     let mut without_points = Vec::new();
     for path in all_files() {
         let bytes = std::fs::read(&path).unwrap();
-        let t = law::check(&ClaudeSource, &path, &|p| source_file(p), &cuts(&bytes));
+        let t = law::check(&ClaudeSource, &path, &|p| source_file(p), &cuts(&bytes), 3);
         files += 1;
         total.cuts += t.cuts;
         total.resumed += t.resumed;
@@ -252,7 +252,7 @@ fn split_messages_pairing_compaction_titles_and_duplicates_resume_exactly() {
         prev = e;
     }
     cuts.sort_unstable();
-    let t = law::check(&ClaudeSource, &path, &make, &cuts);
+    let t = law::check(&ClaudeSource, &path, &make, &cuts, 3);
     assert_eq!(t.cuts, cuts.len());
     assert!(t.resumed >= 10, "{t:?}");
     // The whole session once more, with the facts the state must carry visible in it.

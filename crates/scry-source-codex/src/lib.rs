@@ -6,7 +6,8 @@
 //! Checked against the real files in corpus/real (0.171.0) and corpus/real-older (0.1.2505291658,
 //! 0.23.0), and the third-party fixtures (0.53, 0.77, 0.106, 0.146). How each kind is chosen
 //! among the `response_item`s and their `event_msg` mirrors is documented in [`mapper`]; token
-//! semantics in [`usage`]; the hold-back that attaches usage and receipts in [`pending`].
+//! semantics in [`usage`]; the hold-back that attaches usage and receipts in [`pending`];
+//! resuming a grown plain rollout from its last safe point in [`checkpoint`].
 //!
 //! Not read (yet): `history.jsonl` / `history.json` (prompt history; could date TypeScript-era
 //! prompts), `state_5.sqlite` (thread titles, spawn edges), `response_item` `compaction`
@@ -15,6 +16,7 @@
 //! For `.jsonl.zst` files the header scan cannot read the tail, so `updated` comes from the
 //! first megabyte only.
 
+mod checkpoint;
 mod classify;
 mod discover;
 mod legacy;
@@ -28,7 +30,8 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use scry_model::{Event, Header, ProviderId, TitleSource, Warning};
-use scry_source::{jsonl, time, Discovery, Emitter, Env, EventSink, Root, Source};
+use scry_source::lines::LineReader;
+use scry_source::{jsonl, time, Discovery, Emitter, Env, EventSink, ResumePoint, Root, Source};
 use scry_source::{SourceError, SourceFile};
 
 use discover::{FileFormat, SESSION_INDEX};
@@ -144,22 +147,84 @@ impl Source for CodexSource {
             apply_index_titles(&mut header, file);
             return Ok(header);
         }
-        let mut ro = Rollout::new(file.path.clone(), use_mirrors(&file.path));
-        let mut warnings = Vec::new();
+        let (mirrors, decided) = sniff_mirrors(&file.path);
+        let ro = Rollout::new(file.path.clone(), mirrors);
         let reader = jsonl::open(&file.path)?;
-        read::read_records(reader, &file.path, &mut warnings, |r| {
-            ro.record(rec_of(&r), &r.value, out);
-            true
-        });
-        for w in warnings {
-            out.warn(w);
-        }
-        ro.mapper.finish(out);
-        let mut header = ro.header(&file.id);
-        header.sources.push(file.path.clone());
-        apply_index_titles(&mut header, file);
-        Ok(header)
+        let track = out.wants_resume_points() && !jsonl::is_compressed(&file.path);
+        let lines = LineReader::new(reader);
+        Ok(run_lines(
+            file,
+            ro,
+            lines,
+            Vec::new(),
+            track.then_some(decided),
+            out,
+        ))
     }
+
+    fn resume_support(&self) -> bool {
+        true
+    }
+
+    fn parse_into_from(
+        &self,
+        file: &SourceFile,
+        from: &ResumePoint,
+        out: &mut Emitter<'_>,
+    ) -> Result<Header, SourceError> {
+        if !is_lines(file) {
+            return Err(SourceError::format(
+                &file.path,
+                "a rollout document is not resumed",
+            ));
+        }
+        let mut ro = Rollout::new(file.path.clone(), false);
+        let (line, warnings) = checkpoint::restore(&mut ro, &from.state, &file.path)?;
+        let reader = jsonl::open_at(&file.path, from.offset)?;
+        let lines = LineReader::starting_at(reader, from.offset, line);
+        Ok(run_lines(file, ro, lines, warnings, Some(0), out))
+    }
+}
+
+/// The pass over a JSONL rollout shared by the full and the resumed parse; `decided` (when
+/// resume points are wanted) is the offset from which safe points may be taken.
+fn run_lines<R: std::io::BufRead>(
+    file: &SourceFile,
+    mut ro: Rollout,
+    lines: LineReader<R>,
+    mut warnings: Vec<Warning>,
+    decided: Option<u64>,
+    out: &mut Emitter<'_>,
+) -> Header {
+    let mut journal = decided.map(|d| checkpoint::Journal::start(&mut ro, d));
+    read::read_steps(lines, &file.path, &mut warnings, |step| {
+        match step {
+            read::Step::Record(r) => ro.record(rec_of(&r), &r.value, out),
+            read::Step::End {
+                offset,
+                line,
+                complete: true,
+                warnings,
+            } => {
+                if let Some(j) = journal.as_mut() {
+                    j.line_end(&ro, offset, line, warnings, out);
+                }
+            }
+            read::Step::End { .. } => {}
+        }
+        true
+    });
+    if let Some(p) = journal.and_then(|j| j.point(&ro, &warnings)) {
+        out.offer(p);
+    }
+    for w in warnings {
+        out.warn(w);
+    }
+    ro.mapper.finish(out);
+    let mut header = ro.header(&file.id);
+    header.sources.push(file.path.clone());
+    apply_index_titles(&mut header, file);
+    header
 }
 
 /// A sink that drops everything (header scans).
@@ -195,14 +260,21 @@ fn rec_of<'a>(r: &jsonl::Record<'a>) -> Rec<'a> {
 /// True when the file's head holds no `response_item`: then the `event_msg` mirrors are the
 /// only record of prompts and answers.
 fn use_mirrors(path: &Path) -> bool {
+    sniff_mirrors(path).0
+}
+
+/// [`use_mirrors`], and the offset from which appending to the file can no longer change the
+/// answer: the end of the first `"response_item"` in the head, else the end of the head.
+fn sniff_mirrors(path: &Path) -> (bool, u64) {
+    let needle = b"\"response_item\"";
     match jsonl::head(path, MIRROR_SNIFF_BYTES) {
         Some(head) => {
-            let needle = b"\"response_item\"";
-            let has_wrapped = head.windows(needle.len()).any(|w| w == needle);
+            let at = head.windows(needle.len()).position(|w| w == needle);
             let wrapped_era = head.windows(10).any(|w| w == b"\"payload\":");
-            wrapped_era && !has_wrapped
+            let decided = at.map_or(MIRROR_SNIFF_BYTES, |i| i + needle.len());
+            (wrapped_era && at.is_none(), decided as u64)
         }
-        None => false,
+        None => (false, MIRROR_SNIFF_BYTES as u64),
     }
 }
 

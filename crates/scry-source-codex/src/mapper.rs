@@ -43,10 +43,11 @@ pub(crate) struct Rec<'a> {
 #[derive(Debug)]
 pub(crate) struct Mapper {
     path: PathBuf,
-    pending: Pending,
-    calls: HashMap<String, String>,
-    native_seen: HashSet<String>,
-    unknown: BTreeMap<String, (u64, u64)>,
+    pub(crate) pending: Pending,
+    pub(crate) calls: HashMap<String, String>,
+    /// Record ids (`{id}#{part}`, as [`scry_source::resume::id_hash`]es) already used by a native locator.
+    pub(crate) native_seen: HashSet<u64>,
+    pub(crate) unknown: BTreeMap<String, (u64, u64)>,
     /// Model of the current turn (`turn_context.model`, last wins).
     pub model: Option<String>,
     /// True while reading copied parent history (fork / subagent files).
@@ -57,7 +58,11 @@ pub(crate) struct Mapper {
     pub env_cwd: Option<String>,
     /// A `User` event has been produced.
     pub saw_prompt: bool,
-    warnings: Vec<Warning>,
+    pub(crate) warnings: Vec<Warning>,
+    /// Insertion logs for resume state (see [`crate::checkpoint`]), only when wanted.
+    pub(crate) native_log: Option<Vec<u64>>,
+    /// Open-call changes in order: a call registered (`Some(tool)`) or answered (`None`).
+    pub(crate) calls_log: Option<Vec<(String, Option<String>)>>,
 }
 
 impl Mapper {
@@ -75,6 +80,8 @@ impl Mapper {
             env_cwd: None,
             saw_prompt: false,
             warnings: Vec::new(),
+            native_log: None,
+            calls_log: None,
         }
     }
 
@@ -91,11 +98,18 @@ impl Mapper {
             self.saw_prompt = true;
         }
         let part_opt = (part > 0).then_some(part);
-        let fresh = |seen: &mut HashSet<String>, i: &str| {
-            seen.len() < MAX_NATIVE_IDS && seen.insert(format!("{i}#{part}"))
+        let mut fresh = |i: &str| {
+            let h = scry_source::resume::id_hash(&format!("{i}#{part}"));
+            let new = self.native_seen.len() < MAX_NATIVE_IDS && self.native_seen.insert(h);
+            if new {
+                if let Some(log) = self.native_log.as_mut() {
+                    log.push(h);
+                }
+            }
+            new
         };
         let locator = match id.filter(|i| !i.is_empty()) {
-            Some(i) if fresh(&mut self.native_seen, i) => Locator::native(i, part_opt),
+            Some(i) if fresh(i) => Locator::native(i, part_opt),
             _ => Locator::record(rec.line, rec.raw, part_opt),
         };
         let mut ev = Event::new(kind, text, locator).at(rec.time);
@@ -398,6 +412,9 @@ impl Mapper {
             merge_data(&mut ev, Some(Value::Object(extra)));
         }
         if let Some(cid) = &call_id {
+            if let Some(log) = self.calls_log.as_mut() {
+                log.push((cid.clone(), Some(tool.clone())));
+            }
             self.calls.insert(cid.clone(), tool);
             ev.call_id = Some(cid.clone());
         }
@@ -425,6 +442,11 @@ impl Mapper {
         };
         // A call is forgotten once answered, so the map holds only open calls.
         ev.tool = call_id.as_ref().and_then(|c| self.calls.remove(c));
+        if let (Some(c), Some(log)) = (&call_id, self.calls_log.as_mut()) {
+            if ev.tool.is_some() {
+                log.push((c.clone(), None));
+            }
+        }
         if ev.tool.is_none() {
             merge_data(&mut ev, Some(json!({"unconfirmed": true})));
             self.warn(

@@ -15,7 +15,7 @@ use scry_source::Emitter;
 use serde_json::Value;
 
 /// What a completion receipt says about a call.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Receipt {
     /// Exit code when recorded.
     pub exit_code: Option<i64>,
@@ -34,7 +34,9 @@ pub(crate) struct Pending {
     events: Vec<Event>,
     last_model: Option<usize>,
     input_after_model: bool,
-    receipts: HashMap<String, Receipt>,
+    pub(crate) receipts: HashMap<String, Receipt>,
+    /// Receipt changes in order (kept `Some`, used `None`), for resume state.
+    pub(crate) receipts_log: Option<Vec<(String, Option<Receipt>)>>,
 }
 
 impl Pending {
@@ -62,6 +64,9 @@ impl Pending {
     pub(crate) fn result(&mut self, mut ev: Event, out: &mut Emitter<'_>) {
         if let Some(id) = &ev.call_id {
             if let Some(r) = self.receipts.remove(id) {
+                if let Some(log) = self.receipts_log.as_mut() {
+                    log.push((id.clone(), None));
+                }
                 apply(&mut ev, &r);
             }
         }
@@ -81,6 +86,9 @@ impl Pending {
             return;
         }
         if self.receipts.len() < MAX_WAITING_RECEIPTS {
+            if let Some(log) = self.receipts_log.as_mut() {
+                log.push((call_id.to_string(), Some(r.clone())));
+            }
             self.receipts.insert(call_id.to_string(), r);
         }
     }
@@ -98,6 +106,11 @@ impl Pending {
         };
         self.flush(out);
         (!taken).then_some(usage)
+    }
+
+    /// True when nothing is held back (no request open): a safe point.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.events.is_empty() && self.last_model.is_none() && !self.input_after_model
     }
 
     /// Emits everything held.

@@ -20,7 +20,37 @@ pub(crate) fn read_records<R: BufRead>(
     warnings: &mut Vec<Warning>,
     mut f: impl FnMut(Record<'_>) -> bool,
 ) {
-    let mut lines = LineReader::new(reader);
+    read_steps(LineReader::new(reader), path, warnings, |step| match step {
+        Step::Record(r) => f(r),
+        Step::End { .. } => true,
+    });
+}
+
+/// One step of [`read_steps`].
+pub(crate) enum Step<'a> {
+    /// A record.
+    Record(Record<'a>),
+    /// A line (record or not) was consumed; the stream is now at `offset`, after `line` lines.
+    End {
+        /// Byte offset after the line.
+        offset: u64,
+        /// Its 1-based number.
+        line: u64,
+        /// False for an unterminated last line.
+        complete: bool,
+        /// Warnings collected so far.
+        warnings: usize,
+    },
+}
+
+/// Like [`read_records`] from a positioned [`LineReader`] (for resuming), also reporting the
+/// end of every line so the caller can mark safe points.
+pub(crate) fn read_steps<R: BufRead>(
+    mut lines: LineReader<R>,
+    path: &Path,
+    warnings: &mut Vec<Warning>,
+    mut f: impl FnMut(Step<'_>) -> bool,
+) {
     loop {
         let line = match lines.next_line() {
             Ok(Some(line)) => line,
@@ -35,43 +65,61 @@ pub(crate) fn read_records<R: BufRead>(
                 break;
             }
         };
-        if line.bytes.iter().all(u8::is_ascii_whitespace) {
-            continue;
+        let (number, complete) = (line.number, line.complete);
+        let more = record_of(&line, path, warnings, &mut f);
+        let end = Step::End {
+            offset: lines.offset(),
+            line: number,
+            complete,
+            warnings: warnings.len(),
+        };
+        if !more || !f(end) {
+            break;
         }
-        let lead = line.bytes.iter().take_while(|b| **b == 0).count();
-        let rest = &line.bytes[lead..];
-        let trail = rest.iter().rev().take_while(|b| **b == 0).count();
-        let bytes = &rest[..rest.len() - trail];
-        if lead + trail > 0 {
-            if bytes.iter().all(u8::is_ascii_whitespace) {
-                warnings.push(Warning::at(
-                    WarningKind::CorruptRecord,
-                    format!("skipped a line of {} NUL bytes", line.bytes.len()),
-                    path,
-                    Some(line.number),
-                ));
-                continue;
-            }
+    }
+}
+
+/// Handles one line; false when the callback asked to stop.
+fn record_of(
+    line: &scry_source::lines::Line<'_>,
+    path: &Path,
+    warnings: &mut Vec<Warning>,
+    f: &mut impl FnMut(Step<'_>) -> bool,
+) -> bool {
+    if line.bytes.iter().all(u8::is_ascii_whitespace) {
+        return true;
+    }
+    let lead = line.bytes.iter().take_while(|b| **b == 0).count();
+    let rest = &line.bytes[lead..];
+    let trail = rest.iter().rev().take_while(|b| **b == 0).count();
+    let bytes = &rest[..rest.len() - trail];
+    if lead + trail > 0 {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
             warnings.push(Warning::at(
-                WarningKind::Other,
-                format!(
-                    "stripped {} NUL bytes of padding around the record",
-                    lead + trail
-                ),
+                WarningKind::CorruptRecord,
+                format!("skipped a line of {} NUL bytes", line.bytes.len()),
                 path,
                 Some(line.number),
             ));
+            return true;
         }
-        if let Some(value) = jsonl::parse_line(bytes, path, line.number, line.complete, warnings) {
-            let more = f(Record {
-                value,
-                raw: bytes,
-                offset: line.offset + lead as u64,
-                line: line.number,
-            });
-            if !more {
-                break;
-            }
-        }
+        warnings.push(Warning::at(
+            WarningKind::Other,
+            format!(
+                "stripped {} NUL bytes of padding around the record",
+                lead + trail
+            ),
+            path,
+            Some(line.number),
+        ));
     }
+    if let Some(value) = jsonl::parse_line(bytes, path, line.number, line.complete, warnings) {
+        return f(Step::Record(Record {
+            value,
+            raw: bytes,
+            offset: line.offset + lead as u64,
+            line: line.number,
+        }));
+    }
+    true
 }

@@ -67,7 +67,7 @@ const IGNORED_EVENT_MSGS: &[&str] = &[
 ];
 
 /// What the identity `session_meta` (or bare line 1) says.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Identity {
     pub id: Option<String>,
     pub created: Option<Timestamp>,
@@ -180,12 +180,12 @@ pub(crate) struct Rollout {
     pub thread_names: Vec<String>,
     /// `turn_context` models in first-use order (own history only).
     pub models: Vec<String>,
-    tracker: Tracker,
-    records: u64,
+    pub(crate) tracker: Tracker,
+    pub(crate) records: u64,
     /// Earliest and latest line timestamps (every line counts, event or not).
-    span: Option<(Timestamp, Timestamp)>,
-    copy_start: Option<Timestamp>,
-    copy_v7: bool,
+    pub(crate) span: Option<(Timestamp, Timestamp)>,
+    pub(crate) copy_start: Option<Timestamp>,
+    pub(crate) copy_v7: bool,
 }
 
 impl Rollout {

@@ -21,7 +21,7 @@ use scry_source::json::u64_of;
 use serde_json::Value;
 
 /// The raw Codex counters of one usage object.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Raw {
     input: u64,
     cached: u64,
@@ -76,7 +76,7 @@ impl Raw {
 
 /// Follows the running totals of one rollout and turns each `token_count` into at most one
 /// request usage.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Tracker {
     prev_total: Option<Raw>,
     prev_flat: Option<Raw>,

@@ -56,6 +56,17 @@ pub struct ResumePoint {
     pub state: serde_json::Value,
 }
 
+/// A stable 64-bit hash (FNV-1a) of an id, for id sets a provider carries in its resume state:
+/// the same on every platform and release, so a stored state stays meaningful.
+pub fn id_hash(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Packs 64-bit values (id hashes a provider carries in its resume state) into a compact
@@ -125,5 +136,7 @@ mod tests {
         assert_eq!(pack_u64s(&[0]).len(), 11);
         assert_eq!(unpack_u64s("!"), None);
         assert_eq!(unpack_u64s("AAAA"), None);
+        assert_eq!(id_hash(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(id_hash("a"), 0xaf63_dc4c_8601_ec8c);
     }
 }

@@ -96,10 +96,11 @@ pub fn resume(src: &dyn Source, file: &SourceFile, prev: &Indexed) -> Indexed {
     }
 }
 
-/// Builds a mirror of `file`'s surroundings under `tmp` and returns the path to write at.
-pub fn mirror(tmp: &Path, original: &Path) -> PathBuf {
-    let comps: Vec<&Path> = original.ancestors().skip(1).take(3).collect();
-    // comps[0] = parent, comps[1] = grandparent, comps[2] = great-grandparent.
+/// Builds a mirror of `file`'s surroundings (`depth` directory levels) under `tmp` and
+/// returns the path to write at.
+pub fn mirror(tmp: &Path, original: &Path, depth: usize) -> PathBuf {
+    let comps: Vec<&Path> = original.ancestors().skip(1).take(depth).collect();
+    // comps[0] = parent, comps[1] = grandparent, …
     let mut chain: Vec<PathBuf> = Vec::new();
     let mut at = tmp.to_path_buf();
     for dir in comps.iter().rev() {
@@ -171,16 +172,18 @@ pub struct Tally {
 
 /// Checks the law for one file at `cuts` (byte offsets; mid-line ones are torn prefixes),
 /// each from a fresh prefix parse, and once chained (cut after cut, as the index lives it).
-/// `make` builds the source record for a path (as discovery would).
+/// `make` builds the source record for a path (as discovery would); `depth` directory levels
+/// around the file are mirrored.
 pub fn check(
     src: &dyn Source,
     original: &Path,
     make: &dyn Fn(&Path) -> SourceFile,
     cuts: &[usize],
+    depth: usize,
 ) -> Tally {
     let bytes = std::fs::read(original).unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let path = mirror(tmp.path(), original);
+    let path = mirror(tmp.path(), original, depth);
     std::fs::write(&path, &bytes).unwrap();
     let file = make(&path);
     let want = full(src, &file).session;
