@@ -328,6 +328,14 @@ fn is_placeholder(v: &str) -> bool {
         "hidden",
         "masked",
         "empty",
+        "enabled",
+        "disabled",
+        "default",
+        "auto",
+        "inherit",
+        "generated",
+        "random",
+        "unset",
     ];
     if REF_PREFIXES.iter().any(|p| lower.starts_with(p)) {
         return true;
@@ -400,8 +408,51 @@ fn url_password(caps: &Captures<'_>, _: &str) -> Option<Range<usize>> {
     Some(m.range())
 }
 
+/// Whether `name` starts a YAML-style line: only indentation (and list dashes) lie between it
+/// and the line start, a real newline or a JSON `\n` escape (session text is often raw JSON).
+fn starts_line(text: &str, name_start: usize) -> bool {
+    let Some(before) = text.get(..name_start) else {
+        return false;
+    };
+    let head = before.trim_end_matches([' ', '\t', '-']);
+    head.is_empty()
+        || head.ends_with('\n')
+        || head.ends_with('\r')
+        || head.ends_with("\\n")
+        || head.ends_with("\\r")
+        || head.ends_with("\\t")
+}
+
+/// Whether the value at `end` runs to the end of its line: nothing follows but spaces, a
+/// `# comment`, a line break (real or JSON-escaped) or the closing quote of a JSON string.
+fn ends_line(text: &str, end: usize) -> bool {
+    let Some(after) = text.get(end..) else {
+        return false;
+    };
+    let rest = after.trim_start_matches([' ', '\t']);
+    rest.is_empty()
+        || rest.starts_with(['\n', '\r', '#', '"'])
+        || rest.starts_with("\\n")
+        || rest.starts_with("\\r")
+}
+
+/// A YAML mapping line `password: supersecret`: a secret-named key alone at the start of its
+/// line, a colon, and one lower-case word running to the end of the line. Code that looks
+/// alike (`password: String`, `token: str`, `def f(password: str)`, `token: next_token,`) is
+/// capitalized, too short, not at a line start, or followed by more code.
+fn yaml_value(caps: &Captures<'_>, text: &str, v: &str, end: usize) -> bool {
+    let (Some(n), Some(sep)) = (caps.name("n"), caps.name("sep")) else {
+        return false;
+    };
+    sep.as_str() == ":"
+        && v.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
+        && !v.contains('.')
+        && starts_line(text, n.start())
+        && ends_line(text, end)
+}
+
 /// Checks `NAME = value` and friends; see [`NAME`].
-fn assignment(caps: &Captures<'_>, _: &str) -> Option<Range<usize>> {
+fn assignment(caps: &Captures<'_>, text: &str) -> Option<Range<usize>> {
     let m = caps.name("s")?;
     let name = caps.name("n")?.as_str();
     let quoted = caps.name("q").is_some();
@@ -418,7 +469,7 @@ fn assignment(caps: &Captures<'_>, _: &str) -> Option<Range<usize>> {
     }
     // Code: `token = next_token`, `apiKey: settings.apiKey`, `password: String`. An env-style
     // name (`PASSWORD=hunter`) keeps its value: that is a .env file, not code.
-    if !quoted && !env_style && is_identifier_like(v) {
+    if !quoted && !env_style && is_identifier_like(v) && !yaml_value(caps, text, v, end) {
         return None;
     }
     Some(m.start()..end)

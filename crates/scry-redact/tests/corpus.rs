@@ -159,6 +159,15 @@ fn secrets(rng: &mut Rng) -> Vec<Case> {
             format!("smtp:\n  host: mail.example.com\n  password: {yaml_value}\n  port: 587\n"),
             &yaml_value,
         ));
+        // YAML with a letters-only value under a lower-case key (the old blind spot).
+        let word = rng
+            .pick(&["supersecret", "hunterhunter", "letmeinplease", "opensesame"])
+            .to_string();
+        cases.push(case(
+            "yaml-word",
+            format!("db:\n  user: app\n  password: {word}\n  pool: 5\n"),
+            &word,
+        ));
         let json_value = rng.alnum(24);
         cases.push(case(
             "json",
@@ -213,7 +222,7 @@ fn expected_kind(label: &str) -> &'static str {
         "bearer" => "bearer_token",
         "basic" => "authorization",
         "url-password" => "url_password",
-        "env" | "yaml" | "json" => "secret_assignment",
+        "env" | "yaml" | "yaml-word" | "json" => "secret_assignment",
         "high-entropy" => "high_entropy",
         "pem" | "pem-truncated" => "private_key",
         other => panic!("no expected kind for {other}"),
