@@ -200,9 +200,19 @@ pub fn kind_of_verb(verb: &str) -> EdgeKind {
 /// string → uri of an indexed session), self-references and unresolved targets dropped,
 /// evidence counted per (kind, target). Ordered by kind, then target uri.
 pub fn reference_edges(session: &Session, resolve: impl Fn(&str) -> Option<String>) -> Vec<Edge> {
-    let from = session.header.uri.clone();
+    reference_edges_from(&session.header.uri, reference_candidates(session), resolve)
+}
+
+/// [`reference_edges`] from candidates already extracted (e.g. stored in the index's L3 layer)
+/// of the session `from`.
+pub fn reference_edges_from(
+    from: &str,
+    candidates: Vec<ReferenceCandidate>,
+    resolve: impl Fn(&str) -> Option<String>,
+) -> Vec<Edge> {
+    let from = from.to_string();
     let mut by_target: BTreeMap<(EdgeKind, String), Edge> = BTreeMap::new();
-    for c in reference_candidates(session) {
+    for c in candidates {
         let Some(to) = resolve(&c.target) else {
             continue;
         };

@@ -52,7 +52,10 @@ pub mod turns;
 pub use commands::{commands, CommandFilter, CommandRow, Outcome};
 pub use errors::{failures, Failure};
 pub use files::{files_ledger, FileWrite, FilesLedger, GroupCounts};
-pub use graph::{lineage_edges, reference_candidates, reference_edges, Edge, EdgeKind};
+pub use graph::{
+    lineage_edges, reference_candidates, reference_edges, reference_edges_from, Edge, EdgeKind,
+    ReferenceCandidate,
+};
 pub use jobs::{jobs, Job, JobStatus};
 pub use lineage::{trace, Lineages, Trace};
 pub use mentions::{path_mentions, Mention};

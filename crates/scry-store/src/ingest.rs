@@ -1,22 +1,24 @@
 //! Writing sessions: the index writer is an [`EventSink`], so a parse streams straight into the
-//! open transaction and the store never holds a whole session in memory.
+//! open transaction and the store never holds more of a session than one block of events
+//! (see [`crate::block`]).
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension};
 use scry_model::{Event, Header, Warning};
 use scry_source::{EventSink, ResumePoint};
 
+use crate::block::{compress, decompress_into, BlockBuf, Record, Records};
 use crate::codec::{
-    aux_text, encode_body, event_id, event_id_range, kind_to_i, rest_json, session_doc_id,
-    surface_to_i, time_to_i,
+    aux_text, event_id, event_id_range, kind_to_i, rest_json, session_doc_id, time_to_i,
 };
 use crate::error::{Result, StoreError};
 
-/// Streams one session's events and warnings into the `events`, `events_fts` and `warnings`
-/// tables of an open transaction.
+/// Streams one session's events and warnings into the `blocks`, `events_fts` and `warnings`
+/// tables of an open transaction. [`IndexSink::finish`] writes the last, partly filled block.
 pub(crate) struct IndexSink<'t> {
     tx: &'t Connection,
     sid: i64,
     next_warning: u64,
+    block: BlockBuf,
     /// The first write error; later events are dropped and the transaction is rolled back.
     pub(crate) error: Option<StoreError>,
     /// The last safe point the provider handed out.
@@ -26,12 +28,14 @@ pub(crate) struct IndexSink<'t> {
 }
 
 impl<'t> IndexSink<'t> {
-    /// A sink for session `sid` whose first new warning gets number `next_warning`.
-    pub(crate) fn new(tx: &'t Connection, sid: i64, next_warning: u64) -> Self {
+    /// A sink for session `sid` whose first new warning gets number `next_warning`, continuing
+    /// the partly filled block `block` (empty for a whole parse).
+    pub(crate) fn new(tx: &'t Connection, sid: i64, next_warning: u64, block: BlockBuf) -> Self {
         IndexSink {
             tx,
             sid,
             next_warning,
+            block,
             error: None,
             resume: None,
             written: 0,
@@ -39,40 +43,58 @@ impl<'t> IndexSink<'t> {
     }
 
     fn write_event(&mut self, mut event: Event) -> Result<()> {
-        let id = event_id(self.sid, event.seq);
         let aux = aux_text(&event);
         let (text, rest) = rest_json(&mut event)?;
+        self.block.push(&Record {
+            seq: event.seq,
+            kind: kind_to_i(event.kind),
+            turn: event.turn,
+            text: &text,
+            aux: aux.as_deref(),
+            rest: &rest,
+        });
+        self.written += 1;
+        if self.block.full() {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the buffered block, if any.
+    fn flush(&mut self) -> Result<()> {
+        if self.block.count == 0 {
+            return Ok(());
+        }
+        let id = event_id(self.sid, self.block.first);
         let mut st = self
             .tx
-            .prepare_cached(
-                "INSERT INTO events(id, kind, turn, time, surface, body, aux)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )
-            .map_err(StoreError::db("prepare event insert"))?;
+            .prepare_cached("INSERT INTO blocks(id, last, kinds, data) VALUES(?1, ?2, ?3, ?4)")
+            .map_err(StoreError::db("prepare block insert"))?;
         st.execute(params![
             id,
-            kind_to_i(event.kind),
-            event.turn,
-            event.time.map(time_to_i),
-            surface_to_i(event.surface),
-            encode_body(&text, &rest),
-            &aux
+            self.block.last,
+            self.block.kinds,
+            compress(&self.block.raw)
         ])
-        .map_err(StoreError::db("insert event"))?;
-        let doc = match &aux {
-            Some(a) => format!("{text}\n{a}"),
-            None => text,
-        };
-        if doc.chars().nth(2).is_some() {
+        .map_err(StoreError::db("insert block"))?;
+        if self.block.doc.chars().nth(2).is_some() {
             let mut st = self
                 .tx
                 .prepare_cached("INSERT INTO events_fts(rowid, doc) VALUES(?1, ?2)")
                 .map_err(StoreError::db("prepare fts insert"))?;
-            st.execute(params![id, doc])
+            st.execute(params![id, self.block.doc])
                 .map_err(StoreError::db("insert fts row"))?;
         }
-        self.written += 1;
+        self.block.clear();
         Ok(())
+    }
+
+    /// Writes what is still buffered; the first error of the whole parse, if any.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.flush()
     }
 
     fn write_warning(&mut self, w: Warning) -> Result<()> {
@@ -116,26 +138,58 @@ impl EventSink for IndexSink<'_> {
 }
 
 /// Deletes a session's events from `from_seq` on and its warnings from number `from_warning` on
-/// (everything with zeros), including their FTS rows.
+/// (everything with zeros), including their FTS rows. The block holding `from_seq` is split:
+/// its earlier events come back as a partly filled block for the writer to continue.
 pub(crate) fn delete_tail(
     tx: &Connection,
     sid: i64,
     from_seq: u32,
     from_warning: u64,
-) -> Result<()> {
-    let (_, hi) = event_id_range(sid);
-    let lo = event_id(sid, from_seq);
+) -> Result<BlockBuf> {
+    let (lo, hi) = event_id_range(sid);
+    let at = event_id(sid, from_seq);
+    let mut kept = BlockBuf::default();
+    let mut del_from = at;
+    if from_seq > 0 {
+        let split: Option<(i64, u32, Vec<u8>)> = tx
+            .query_row(
+                "SELECT id, last, data FROM blocks WHERE id BETWEEN ?1 AND ?2
+                 ORDER BY id DESC LIMIT 1",
+                params![lo, at - 1],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .map_err(StoreError::db("read last block"))?;
+        if let Some((id, last, data)) = split.filter(|s| s.1 >= from_seq) {
+            let _ = last;
+            let mut raw = Vec::new();
+            if !decompress_into(&data, &mut raw) {
+                return Err(StoreError::IndexBuild(format!(
+                    "block {id} does not decode; re-index with --force"
+                )));
+            }
+            for r in Records::new(&raw) {
+                let r = r.map_err(|()| {
+                    StoreError::IndexBuild(format!("block {id} is damaged; re-index with --force"))
+                })?;
+                if r.seq < from_seq {
+                    kept.push(&r);
+                }
+            }
+            del_from = id;
+        }
+    }
+    let ids: Vec<i64> = {
+        let mut st = tx
+            .prepare_cached("SELECT id FROM blocks WHERE id BETWEEN ?1 AND ?2")
+            .map_err(StoreError::db("list blocks"))?;
+        let rows = st
+            .query_map(params![del_from, hi], |r| r.get(0))
+            .map_err(StoreError::db("list blocks"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(StoreError::db("list blocks"))?
+    };
     {
-        let ids: Vec<i64> = {
-            let mut st = tx
-                .prepare_cached("SELECT id FROM events WHERE id BETWEEN ?1 AND ?2")
-                .map_err(StoreError::db("list events"))?;
-            let rows = st
-                .query_map(params![lo, hi], |r| r.get(0))
-                .map_err(StoreError::db("list events"))?;
-            rows.collect::<rusqlite::Result<_>>()
-                .map_err(StoreError::db("list events"))?
-        };
         let mut del = tx
             .prepare_cached("DELETE FROM events_fts WHERE rowid = ?1")
             .map_err(StoreError::db("prepare fts delete"))?;
@@ -145,19 +199,23 @@ pub(crate) fn delete_tail(
         }
     }
     tx.execute(
-        "DELETE FROM events WHERE id BETWEEN ?1 AND ?2",
-        params![lo, hi],
+        "DELETE FROM blocks WHERE id BETWEEN ?1 AND ?2",
+        params![del_from, hi],
     )
-    .map_err(StoreError::db("delete events"))?;
+    .map_err(StoreError::db("delete blocks"))?;
     tx.execute(
         "DELETE FROM warnings WHERE sid = ?1 AND n >= ?2",
         params![sid, from_warning as i64],
     )
     .map_err(StoreError::db("delete warnings"))?;
-    Ok(())
+    tx.execute("DELETE FROM facts WHERE sid = ?1", [sid])
+        .map_err(StoreError::db("delete facts"))?;
+    tx.execute("DELETE FROM edges WHERE sid = ?1", [sid])
+        .map_err(StoreError::db("delete edges"))?;
+    Ok(kept)
 }
 
-/// Deletes a whole session (row, events, FTS rows, warnings, facts).
+/// Deletes a whole session (row, blocks, FTS rows, warnings, facts, edges).
 pub(crate) fn delete_session(tx: &Connection, sid: i64) -> Result<()> {
     delete_tail(tx, sid, 0, 0)?;
     tx.execute(
@@ -167,11 +225,8 @@ pub(crate) fn delete_session(tx: &Connection, sid: i64) -> Result<()> {
     .map_err(StoreError::db("delete fts row"))?;
     tx.execute("DELETE FROM sessions WHERE sid = ?1", [sid])
         .map_err(StoreError::db("delete session"))?;
-    tx.execute("DELETE FROM facts WHERE sid = ?1", [sid])
-        .map_err(StoreError::db("delete facts"))?;
     Ok(())
 }
-
 /// Writes (or replaces) the `sessions` row of `sid` and its title / artifact FTS document. A
 /// different session that had the same uri is removed first (the newest parse wins).
 pub(crate) fn write_header(

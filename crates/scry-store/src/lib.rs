@@ -46,8 +46,10 @@
 //! session read from the index, and `live` says whether its source was present at the last
 //! refresh (S-Q1, S-I6). Everything else equals the direct parse.
 
+mod block;
 mod codec;
 mod error;
+mod facts;
 mod filter;
 mod ingest;
 mod read;
@@ -62,6 +64,7 @@ use scry_source::Env;
 
 pub use codec::aux_text;
 pub use error::{Result, StoreError};
+pub use facts::{LayerVersions, SessionFacts};
 pub use filter::{SessionFilter, TimeRange};
 pub use refresh::{FileError, Progress, RefreshOptions, RefreshReport};
 pub use schema::{EDGE_VERSION, EXTRACTOR_VERSION, PARSER_VERSION, SCHEMA_VERSION};
@@ -84,6 +87,7 @@ pub fn default_db_path(env: &Env) -> PathBuf {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    versions: LayerVersions,
 }
 
 impl std::fmt::Debug for Store {
@@ -97,6 +101,14 @@ impl Store {
     /// mode, and brings its layout to the current versions: a schema version change drops and
     /// rebuilds everything (S-I1).
     pub fn open(path: &Path) -> Result<Store> {
+        Store::open_with_versions(path, LayerVersions::default())
+    }
+
+    /// [`Store::open`] computing L2 / L3 with other layer versions than this build's: a test
+    /// hook standing in for a release that bumps the extractor or edge version (stored facts of
+    /// another version are cleared and recomputed from stored events).
+    #[doc(hidden)]
+    pub fn open_with_versions(path: &Path, versions: LayerVersions) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
                 StoreError::IndexBuild(format!("cannot create {}: {e}", dir.display()))
@@ -121,10 +133,11 @@ impl Store {
         )
         .map_err(StoreError::db(format!("configure {ctx}")))?;
         conn.set_prepared_statement_cache_capacity(64);
-        schema::ensure(&mut conn)?;
+        schema::ensure(&mut conn, versions)?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            versions,
         })
     }
 

@@ -6,7 +6,8 @@ use std::ops::RangeInclusive;
 use rusqlite::{params, params_from_iter, OptionalExtension};
 use scry_model::{Event, Header, Session, Warning};
 
-use crate::codec::{event_from_body, event_id, event_id_range};
+use crate::block::{decompress_into, Record, Records};
+use crate::codec::{event_from, event_id, event_id_range};
 use crate::error::{Result, StoreError};
 use crate::filter::SessionFilter;
 use crate::Store;
@@ -74,27 +75,68 @@ impl Store {
         out
     }
 
-    fn events_of(&self, sid: i64, uri: &str, from: u32, to: u32, n: u32) -> Result<Vec<Event>> {
+    /// Events `from..=to` of session `sid` (`n` stored), decoded from its blocks.
+    pub(crate) fn events_of(
+        &self,
+        sid: i64,
+        uri: &str,
+        from: u32,
+        to: u32,
+        n: u32,
+    ) -> Result<Vec<Event>> {
+        let mut out = Vec::new();
         if n == 0 {
-            return Ok(Vec::new());
+            return Ok(out);
         }
+        self.each_record(sid, uri, from, to, &mut |r| {
+            out.push(event_from(uri, r.text.to_string(), r.rest)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Calls `f` for every stored record of session `sid` with `seq` in `from..=to`, in order.
+    pub(crate) fn each_record(
+        &self,
+        sid: i64,
+        uri: &str,
+        from: u32,
+        to: u32,
+        f: &mut dyn FnMut(&Record<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let (lo, _) = event_id_range(sid);
+        let start: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT max(id) FROM blocks WHERE id BETWEEN ?1 AND ?2")
+            .and_then(|mut st| st.query_row(params![lo, event_id(sid, from)], |r| r.get(0)))
+            .map_err(StoreError::db("read events"))?;
+        let start = start.unwrap_or(lo);
         let mut st = self
             .conn
-            .prepare_cached("SELECT body FROM events WHERE id BETWEEN ?1 AND ?2 ORDER BY id")
+            .prepare_cached("SELECT data FROM blocks WHERE id BETWEEN ?1 AND ?2 ORDER BY id")
             .map_err(StoreError::db("read events"))?;
         let mut rows = st
-            .query(params![event_id(sid, from), event_id(sid, to)])
+            .query(params![start, event_id(sid, to)])
             .map_err(StoreError::db("read events"))?;
-        let mut out = Vec::new();
+        let mut raw = Vec::new();
+        let corrupt = |m: &str| StoreError::CorruptSession {
+            uri: uri.to_string(),
+            message: m.to_string(),
+        };
         while let Some(r) = rows.next().map_err(StoreError::db("read events"))? {
-            let body = r.get_ref(0).map_err(StoreError::db("read event"))?;
-            let body = body.as_blob().map_err(|e| StoreError::CorruptSession {
-                uri: uri.to_string(),
-                message: e.to_string(),
-            })?;
-            out.push(event_from_body(uri, body)?);
+            let data = r.get_ref(0).map_err(StoreError::db("read events"))?;
+            let data = data.as_blob().map_err(|e| corrupt(&e.to_string()))?;
+            if !decompress_into(data, &mut raw) {
+                return Err(corrupt("event block does not decode"));
+            }
+            for rec in Records::new(&raw) {
+                let rec = rec.map_err(|()| corrupt("event block is damaged"))?;
+                if rec.seq >= from && rec.seq <= to {
+                    f(&rec)?;
+                }
+            }
         }
-        Ok(out)
+        Ok(())
     }
 
     fn warnings_of(&self, sid: i64, uri: &str) -> Result<Vec<Warning>> {

@@ -601,8 +601,8 @@ fn write_parse(
         Some(rp) => (rp.emitter.events, rp.emitter.warnings),
         None => (0, 0),
     };
-    delete_tail(conn, sid, first_seq, first_warning)?;
-    let mut sink = IndexSink::new(conn, sid, first_warning);
+    let kept = delete_tail(conn, sid, first_seq, first_warning)?;
+    let mut sink = IndexSink::new(conn, sid, first_warning, kept);
     let parsed = {
         let (out, res) = match resume {
             Some(rp) => {
@@ -638,6 +638,7 @@ fn write_parse(
             });
         }
     };
+    sink.finish()?;
     let new_resume = sink.resume.take().or_else(|| resume.cloned());
     let events = sink.written;
     drop(sink);

@@ -16,22 +16,29 @@
 //! - `sessions`: one row per session (`sid` = the file's id), the header as JSON plus indexed
 //!   columns for the filters (provider, cwd, created, updated, kind, parent, live, title) and
 //!   `recency` (= updated, or the smallest integer when unknown) so lists read in index order.
-//! - `events`: one row per event; `id` = `sid << 32 | seq` (so a session's events are one
-//!   contiguous rowid range and need no second index), kind / turn / time / surface columns,
-//!   `body` = the text whole plus the rest of the event as JSON (zstd-compressed from 192 bytes
-//!   on), `aux` = the searchable text of tool name and arguments.
+//! - `blocks`: a session's events in runs of consecutive events, each run one zstd blob
+//!   ([`crate::block`]); `id` = the first event's id `sid << 32 | seq` (so a session's blocks
+//!   are one contiguous rowid range and need no second index), `last` = its last seq, `kinds` =
+//!   a bitmask of the kinds inside. Each event keeps its text whole, the searchable `aux` text
+//!   of tool name and arguments, and the rest of the event as JSON.
 //! - `warnings`: the session's warnings in order, as JSON.
-//! - `events_fts`: a contentless FTS5 table with the trigram tokenizer over `text` + `aux`, kept
-//!   small with `detail=none` (no positions: a query is an AND of single trigrams; FTS5 refuses
-//!   `columnsize=0` together with `contentless_delete`); it only narrows candidates for search.
-//! - `facts`, `edges`: reserved for L2 / L3 (scry-facts); empty until that layer writes them.
+//! - `events_fts`: a contentless FTS5 table with the trigram tokenizer, one document per block
+//!   (the `text` + `aux` of its events) and one per session (title + artifacts), kept small
+//!   with `detail=none` (no positions: a query is an AND of single trigrams; FTS5 refuses
+//!   `columnsize=0` together with `contentless_delete`); it only narrows candidate blocks, whose
+//!   events the regex then verifies.
+//! - `facts` (L2): per session, the scry-facts ledgers (commands, files, errors, jobs, turn
+//!   statuses, tokens) as zstd JSON with the extractor version that computed them.
+//! - `edges` (L3): per session, the reference candidates of its tool calls (the graph edges
+//!   before resolution) as zstd JSON with the edge version. Both are computed from stored
+//!   events (never from a source), on first use or by [`crate::Store::refresh_facts`].
 
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::{Result, StoreError};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 /// Version of L1 (how sessions and events are stored and which parser produced them).
 pub const PARSER_VERSION: i64 = 1;
 /// Version of L2 (facts extracted from stored events).
@@ -76,14 +83,11 @@ CREATE TABLE sessions(
 CREATE INDEX sessions_updated ON sessions(updated);
 CREATE INDEX sessions_recent ON sessions(recency DESC, uri);
 CREATE INDEX sessions_cwd ON sessions(cwd);
-CREATE TABLE events(
+CREATE TABLE blocks(
     id INTEGER PRIMARY KEY,
-    kind INTEGER NOT NULL,
-    turn INTEGER NOT NULL,
-    time INTEGER,
-    surface INTEGER NOT NULL,
-    body BLOB NOT NULL,
-    aux TEXT
+    last INTEGER NOT NULL,
+    kinds INTEGER NOT NULL,
+    data BLOB NOT NULL
 );
 CREATE TABLE warnings(
     sid INTEGER NOT NULL,
@@ -94,12 +98,8 @@ CREATE TABLE warnings(
 CREATE VIRTUAL TABLE events_fts USING fts5(
     doc, tokenize = 'trigram', content = '', contentless_delete = 1, detail = none
 );
-CREATE TABLE facts(sid INTEGER NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL);
-CREATE INDEX facts_sid ON facts(sid);
-CREATE TABLE edges(
-    src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL,
-    evidence INTEGER NOT NULL, body TEXT
-);
+CREATE TABLE facts(sid INTEGER PRIMARY KEY, version INTEGER NOT NULL, body BLOB NOT NULL);
+CREATE TABLE edges(sid INTEGER PRIMARY KEY, version INTEGER NOT NULL, body BLOB NOT NULL);
 ";
 
 fn meta_get(conn: &Connection, key: &str) -> Result<Option<i64>> {
@@ -131,7 +131,7 @@ fn meta_set(conn: &Connection, key: &str, value: i64) -> Result<()> {
 
 /// Brings the database to the current layout: creates it when empty, drops and recreates it
 /// when the schema version differs, and clears L2 / L3 when their versions changed.
-pub(crate) fn ensure(conn: &mut Connection) -> Result<()> {
+pub(crate) fn ensure(conn: &mut Connection, versions: crate::LayerVersions) -> Result<()> {
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(StoreError::db("begin schema transaction"))?;
@@ -173,15 +173,15 @@ pub(crate) fn ensure(conn: &mut Connection) -> Result<()> {
         meta_set(&tx, "schema_version", SCHEMA_VERSION)?;
         meta_set(&tx, "parser_version", PARSER_VERSION)?;
     }
-    if meta_get(&tx, "extractor_version")? != Some(EXTRACTOR_VERSION) {
+    if meta_get(&tx, "extractor_version")? != Some(versions.extractor) {
         tx.execute("DELETE FROM facts", [])
             .map_err(StoreError::db("clear facts"))?;
-        meta_set(&tx, "extractor_version", EXTRACTOR_VERSION)?;
+        meta_set(&tx, "extractor_version", versions.extractor)?;
     }
-    if meta_get(&tx, "edge_version")? != Some(EDGE_VERSION) {
+    if meta_get(&tx, "edge_version")? != Some(versions.edge) {
         tx.execute("DELETE FROM edges", [])
             .map_err(StoreError::db("clear edges"))?;
-        meta_set(&tx, "edge_version", EDGE_VERSION)?;
+        meta_set(&tx, "edge_version", versions.edge)?;
     }
     meta_set(&tx, "parser_version", PARSER_VERSION)?;
     tx.commit().map_err(StoreError::db("commit schema"))?;

@@ -8,17 +8,13 @@ use rusqlite::{params, params_from_iter, OptionalExtension};
 
 use super::engine::{self, page_within, rank, self_echo, Plan, RawHit, SessionMatch};
 use super::{Field, Hit, SearchPlan, SearchRequest, SearchResponse, SessionHits, SessionSearch};
-use crate::codec::{
-    body_text, decode_body, event_from_body, event_id, event_id_range, kind_from_i, kind_to_i,
-    split_aux,
-};
+use crate::block::{decompress_into, kind_bit, Records};
+use crate::codec::{event_from, event_id_range, kind_from_i, kind_to_i, split_aux, time_to_i};
 use crate::error::{Result, StoreError};
 use crate::Store;
 
 /// Scanning per session range instead of the whole table below this many sessions in scope.
 const RANGE_SCAN_MAX: usize = 256;
-/// Candidate rows further apart than this are reached by a new seek rather than by stepping.
-const SEEK_GAP: i64 = 16;
 
 impl Store {
     /// Searches every session in scope (S-S1…S-S6); see [`crate::search`] for the semantics.
@@ -175,7 +171,8 @@ impl Store {
     ) -> Result<(HashMap<i64, Vec<RawHit>>, SearchPlan)> {
         let mut by_sid: HashMap<i64, Vec<RawHit>> = HashMap::new();
         let in_scope = |sid: i64| scope.is_none_or(|s| s.contains(&sid));
-        let kind_ok = |k: i64| kind_from_i(k).is_some_and(|k| plan.kinds.contains(&k));
+        let mask = plan.kinds.iter().fold(0i64, |m, k| m | kind_bit(*k));
+        let mut raw = Vec::new();
         if let Some(q) = &plan.matcher.fts {
             let ids: Vec<i64> = {
                 let mut st = self
@@ -189,9 +186,8 @@ impl Store {
                     .map_err(StoreError::db("trigram candidates"))?
             };
             let candidates = ids.len() as u64;
-            // Session documents (titles, artifacts) first; event candidates are read by walking
-            // the events table in rowid order, seeking only across gaps.
-            let mut events: Vec<i64> = Vec::with_capacity(ids.len());
+            // Session documents (titles, artifacts) first, then the candidate blocks in order.
+            let mut blocks: Vec<i64> = Vec::with_capacity(ids.len());
             for id in ids {
                 let sid = id >> 32;
                 if !in_scope(sid) {
@@ -203,50 +199,32 @@ impl Store {
                         by_sid.entry(sid).or_default().extend(hits);
                     }
                 } else {
-                    events.push(id);
+                    blocks.push(id);
                 }
             }
-            events.sort_unstable();
-            let mut st = self
-                .conn
-                .prepare_cached(
-                    "SELECT id, kind, turn, body, aux FROM events WHERE id >= ?1 ORDER BY id",
-                )
-                .map_err(StoreError::db("read candidates"))?;
-            let mut i = 0;
-            while i < events.len() {
-                let mut rows = st
-                    .query([events[i]])
+            blocks.sort_unstable();
+            if mask != 0 {
+                let mut st = self
+                    .conn
+                    .prepare_cached("SELECT kinds, data FROM blocks WHERE id = ?1")
                     .map_err(StoreError::db("read candidates"))?;
-                while let Some(r) = rows.next().map_err(StoreError::db("read candidates"))? {
-                    let id: i64 = r.get(0).map_err(StoreError::db("read candidates"))?;
-                    while i < events.len() && events[i] < id {
-                        i += 1; // a candidate without an event row (cannot happen; be safe)
+                for id in blocks {
+                    let mut rows = st.query([id]).map_err(StoreError::db("read candidates"))?;
+                    let Some(r) = rows.next().map_err(StoreError::db("read candidates"))? else {
+                        continue;
+                    };
+                    let kinds: i64 = r.get(0).map_err(StoreError::db("read candidates"))?;
+                    if kinds & mask == 0 {
+                        continue;
                     }
-                    let Some(&want) = events.get(i) else { break };
-                    if id == want {
-                        i += 1;
-                        let kind: i64 = r.get(1).map_err(StoreError::db("read candidates"))?;
-                        if let Some(k) = kind_from_i(kind).filter(|_| kind_ok(kind)) {
-                            let turn: u32 = r.get(2).map_err(StoreError::db("read candidates"))?;
-                            let body = r.get_ref(3).map_err(StoreError::db("read candidates"))?;
-                            let text = body_text(body.as_blob().unwrap_or(&[]));
-                            let text = text.as_str();
-                            let aux = r.get_ref(4).map_err(StoreError::db("read candidates"))?;
-                            let aux = aux.as_str_or_null().ok().flatten();
-                            let hits =
-                                plan.event_hits((id & 0xFFFF_FFFF) as u32, k, turn, text, aux);
-                            if !hits.is_empty() {
-                                by_sid.entry(id >> 32).or_default().extend(hits);
-                            }
-                        }
-                    }
-                    // Seek instead of stepping when the next candidate is far ahead.
-                    match events.get(i) {
-                        Some(&next) if next - id > SEEK_GAP => break,
-                        None => break,
-                        _ => {}
-                    }
+                    let data = r.get_ref(1).map_err(StoreError::db("read candidates"))?;
+                    block_hits(
+                        plan,
+                        id,
+                        data.as_blob().unwrap_or(&[]),
+                        &mut raw,
+                        &mut by_sid,
+                    )?;
                 }
             }
             for hits in by_sid.values_mut() {
@@ -254,7 +232,7 @@ impl Store {
             }
             return Ok((by_sid, SearchPlan::Trigram { candidates }));
         }
-        // No narrowing: scan stored text.
+        // No narrowing: scan the stored blocks.
         if !plan.session_fields.is_empty() {
             let mut st = self
                 .conn
@@ -274,15 +252,9 @@ impl Store {
                 }
             }
         }
-        if plan.kinds.is_empty() {
+        if mask == 0 {
             return Ok((by_sid, SearchPlan::Scan));
         }
-        let kinds: Vec<String> = plan
-            .kinds
-            .iter()
-            .map(|k| kind_to_i(*k).to_string())
-            .collect();
-        let kind_list = kinds.join(",");
         let ranges: Vec<(i64, i64)> = match scope {
             Some(s) if s.len() <= RANGE_SCAN_MAX => {
                 let mut v: Vec<i64> = s.iter().copied().collect();
@@ -293,10 +265,7 @@ impl Store {
         };
         let mut st = self
             .conn
-            .prepare_cached(&format!(
-                "SELECT id, kind, turn, body, aux FROM events
-                 WHERE id BETWEEN ?1 AND ?2 AND kind IN ({kind_list})"
-            ))
+            .prepare_cached("SELECT id, kinds, data FROM blocks WHERE id BETWEEN ?1 AND ?2")
             .map_err(StoreError::db("scan events"))?;
         for (lo, hi) in ranges {
             let mut rows = st
@@ -304,22 +273,21 @@ impl Store {
                 .map_err(StoreError::db("scan events"))?;
             while let Some(r) = rows.next().map_err(StoreError::db("scan events"))? {
                 let id: i64 = r.get(0).map_err(StoreError::db("scan events"))?;
-                let sid = id >> 32;
-                if !in_scope(sid) {
+                if !in_scope(id >> 32) {
                     continue;
                 }
-                let kind: i64 = r.get(1).map_err(StoreError::db("scan events"))?;
-                let Some(k) = kind_from_i(kind) else { continue };
-                let turn: u32 = r.get(2).map_err(StoreError::db("scan events"))?;
-                let body = r.get_ref(3).map_err(StoreError::db("scan events"))?;
-                let text = body_text(body.as_blob().unwrap_or(&[]));
-                let text = text.as_str();
-                let aux = r.get_ref(4).map_err(StoreError::db("scan events"))?;
-                let aux = aux.as_str_or_null().ok().flatten();
-                let hits = plan.event_hits((id & 0xFFFF_FFFF) as u32, k, turn, text, aux);
-                if !hits.is_empty() {
-                    by_sid.entry(sid).or_default().extend(hits);
+                let kinds: i64 = r.get(1).map_err(StoreError::db("scan events"))?;
+                if kinds & mask == 0 {
+                    continue;
                 }
+                let data = r.get_ref(2).map_err(StoreError::db("scan events"))?;
+                block_hits(
+                    plan,
+                    id,
+                    data.as_blob().unwrap_or(&[]),
+                    &mut raw,
+                    &mut by_sid,
+                )?;
             }
         }
         for hits in by_sid.values_mut() {
@@ -345,47 +313,25 @@ impl Store {
         let Some(m) = matches.iter_mut().find(|m| m.uri == caller.uri) else {
             return Ok(());
         };
-        let (lo, hi) = event_id_range(m.key);
-        let mut st = self
-            .conn
-            .prepare_cached(
-                "SELECT id, kind, time, aux, body FROM events
-                 WHERE id BETWEEN ?1 AND ?2 AND kind IN (?3, ?4)",
-            )
-            .map_err(StoreError::db("read caller events"))?;
-        let rows = st
-            .query_map(
-                params![
-                    lo,
-                    hi,
-                    kind_to_i(scry_model::EventKind::ToolCall),
-                    kind_to_i(scry_model::EventKind::ToolResult)
-                ],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, i64>(1)?,
-                        r.get::<_, Option<i64>>(2)?,
-                        r.get::<_, Option<String>>(3)?,
-                        r.get::<_, Vec<u8>>(4)?,
-                    ))
-                },
-            )
-            .map_err(StoreError::db("read caller events"))?;
         let mut evs = Vec::new();
-        for row in rows {
-            let (id, kind, time, aux, rest) = row.map_err(StoreError::db("read caller events"))?;
-            let call_id = decode_body(&rest)
-                .and_then(|(_, rest)| serde_json::from_str::<serde_json::Value>(&rest).ok())
-                .and_then(|v| {
-                    v.get("call_id")
-                        .and_then(|c| c.as_str())
-                        .map(str::to_string)
-                });
-            if let Some(k) = kind_from_i(kind) {
-                evs.push(((id & 0xFFFF_FFFF) as u32, k, time, aux, call_id));
+        let calls = [
+            kind_to_i(scry_model::EventKind::ToolCall),
+            kind_to_i(scry_model::EventKind::ToolResult),
+        ];
+        self.each_record(m.key, &m.uri, 0, u32::MAX - 1, &mut |r| {
+            if !calls.contains(&r.kind) {
+                return Ok(());
             }
-        }
+            let e = event_from(&m.uri, String::new(), r.rest)?;
+            evs.push((
+                r.seq,
+                e.kind,
+                e.time.map(time_to_i),
+                r.aux.map(str::to_string),
+                e.call_id,
+            ));
+            Ok(())
+        })?;
         let echo = self_echo(
             evs.iter()
                 .map(|(s, k, t, a, c)| (*s, *k, *t, a.as_deref(), c.as_deref())),
@@ -411,12 +357,18 @@ impl Store {
             };
             return Ok(engine::show(req, header, h, &text, None, None));
         };
-        let (body, aux): (Vec<u8>, Option<String>) = self
-            .conn
-            .prepare_cached("SELECT body, aux FROM events WHERE id = ?1")
-            .and_then(|mut st| st.query_row([event_id(sid, seq)], |r| Ok((r.get(0)?, r.get(1)?))))
-            .map_err(StoreError::db("read hit"))?;
-        let event = event_from_body(&header.uri, &body)?;
+        let mut found: Option<(scry_model::Event, Option<String>)> = None;
+        self.each_record(sid, &header.uri, seq, seq, &mut |r| {
+            found = Some((
+                event_from(&header.uri, r.text.to_string(), r.rest)?,
+                r.aux.map(str::to_string),
+            ));
+            Ok(())
+        })?;
+        let (event, aux) = found.ok_or_else(|| StoreError::CorruptSession {
+            uri: header.uri.clone(),
+            message: format!("event {seq} is missing from the index"),
+        })?;
         let field_text = match h.field {
             Field::Tool => split_aux(aux.as_deref().unwrap_or("")).0.to_string(),
             Field::Args => split_aux(aux.as_deref().unwrap_or("")).1.to_string(),
@@ -431,4 +383,37 @@ impl Store {
             event.time,
         ))
     }
+}
+
+/// Hits of the events of one stored block (`id` = its first event's id) into `by_sid`. A
+/// literal prefilter over the whole decoded block skips blocks without any match first.
+fn block_hits(
+    plan: &Plan,
+    id: i64,
+    data: &[u8],
+    raw: &mut Vec<u8>,
+    by_sid: &mut HashMap<i64, Vec<RawHit>>,
+) -> Result<()> {
+    let sid = id >> 32;
+    let damaged = || StoreError::CorruptSession {
+        uri: format!("session #{sid}"),
+        message: "event block does not decode; re-index with --force".into(),
+    };
+    if !decompress_into(data, raw) {
+        return Err(damaged());
+    }
+    if !plan.matcher.may_match(raw) {
+        return Ok(());
+    }
+    for rec in Records::new(raw) {
+        let rec = rec.map_err(|()| damaged())?;
+        let Some(k) = kind_from_i(rec.kind) else {
+            continue;
+        };
+        let hits = plan.event_hits(rec.seq, k, rec.turn, rec.text, rec.aux);
+        if !hits.is_empty() {
+            by_sid.entry(sid).or_default().extend(hits);
+        }
+    }
+    Ok(())
 }

@@ -28,6 +28,9 @@ pub(crate) struct Matcher {
     and: bool,
     /// The FTS5 query narrowing candidates, when the query allows it.
     pub fts: Option<String>,
+    /// For literal and terms queries: any of the literals, over raw bytes (a block of stored
+    /// records), to skip blocks without a match before looking at their events.
+    pre: Option<regex::bytes::Regex>,
 }
 
 impl Matcher {
@@ -88,7 +91,32 @@ impl Matcher {
             return Err(StoreError::InvalidQuery("at most 64 terms".into()));
         }
         let fts = fts_query(&disj, ci);
-        Ok(Matcher { pats, and, fts })
+        // Escaped literals have no anchors or word boundaries, so a match inside one field is
+        // a match inside the block holding it: the prefilter never drops a real hit.
+        let pre = match req.mode {
+            SearchMode::Literal => Some(vec![req.query.as_str()]),
+            SearchMode::Terms => Some(req.terms.iter().map(String::as_str).collect()),
+            SearchMode::Regex => None,
+        }
+        .and_then(|lits| {
+            let alt: Vec<String> = lits.iter().map(|l| regex::escape(l)).collect();
+            regex::bytes::RegexBuilder::new(&alt.join("|"))
+                .case_insensitive(ci)
+                .size_limit(64 << 20)
+                .build()
+                .ok()
+        });
+        Ok(Matcher {
+            pats,
+            and,
+            fts,
+            pre,
+        })
+    }
+
+    /// Whether `raw` (a decoded block) may hold a match; `true` when there is no prefilter.
+    pub fn may_match(&self, raw: &[u8]) -> bool {
+        self.pre.as_ref().is_none_or(|p| p.is_match(raw))
     }
 
     /// Matches in one field.

@@ -1,0 +1,233 @@
+//! Event blocks: a session's events are stored in runs of consecutive events ("blocks"), each
+//! one zstd-compressed blob, instead of one row per event. Compressing many events together
+//! shares their repeated JSON keys, tool names and paths (the index stays well below the source
+//! size), a cold index writes a few rows per session instead of one per event, and a search
+//! that nothing can narrow reads big sequential blobs at memory speed.
+//!
+//! A block's row id is the event id of its first event (`sid << 32 | seq`), so a session's blocks
+//! are one contiguous row id range in order; `last` is the seq of its last event and `kinds` a
+//! bitmask of the event kinds inside (scans skip blocks holding no wanted kind).
+//!
+//! Raw layout, one record per event: `seq` u32, kind u8, turn u32, text length u32 + text,
+//! aux length u32 (`u32::MAX` = none) + aux, rest length u32 + rest (the event without its text
+//! as JSON), integers little-endian. The stored blob is a tag byte (0 = raw, 1 = zstd) then,
+//! for zstd, the raw length (u32) and the frame.
+
+use crate::codec::kind_to_i;
+
+/// A block is closed once its raw records reach this many bytes (or the session ends).
+pub(crate) const BLOCK_BYTES: usize = 64 * 1024;
+
+/// zstd level of blocks (level 1 is several hundred MB/s; higher levels barely shrink text).
+const LEVEL: i32 = 1;
+
+/// One event as stored in a block (borrowed from the decoded bytes).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Record<'a> {
+    pub seq: u32,
+    pub kind: i64,
+    pub turn: u32,
+    pub text: &'a str,
+    pub aux: Option<&'a str>,
+    pub rest: &'a str,
+}
+
+/// A block being filled by the writer.
+#[derive(Debug, Default)]
+pub(crate) struct BlockBuf {
+    /// Raw records.
+    pub raw: Vec<u8>,
+    /// Seq of the first record.
+    pub first: u32,
+    /// Seq of the last record.
+    pub last: u32,
+    /// Records held.
+    pub count: u32,
+    /// Bitmask of the kinds held (`1 << kind_to_i`).
+    pub kinds: i64,
+    /// The searchable text of the records (text, then aux, one event per line), for the
+    /// trigram index.
+    pub doc: String,
+}
+
+impl BlockBuf {
+    /// Appends one event.
+    pub fn push(&mut self, r: &Record<'_>) {
+        if self.count == 0 {
+            self.first = r.seq;
+        }
+        self.last = r.seq;
+        self.count += 1;
+        self.kinds |= 1i64 << r.kind.clamp(0, 62);
+        let raw = &mut self.raw;
+        raw.extend_from_slice(&r.seq.to_le_bytes());
+        raw.push(u8::try_from(r.kind).unwrap_or(u8::MAX));
+        raw.extend_from_slice(&r.turn.to_le_bytes());
+        put_str(raw, Some(r.text));
+        put_str(raw, r.aux);
+        put_str(raw, Some(r.rest));
+        if !self.doc.is_empty() {
+            self.doc.push('\n');
+        }
+        self.doc.push_str(r.text);
+        if let Some(a) = r.aux {
+            self.doc.push('\n');
+            self.doc.push_str(a);
+        }
+    }
+
+    /// Whether the block is full.
+    pub fn full(&self) -> bool {
+        self.raw.len() >= BLOCK_BYTES
+    }
+
+    /// Empties the buffer (keeping its allocations).
+    pub fn clear(&mut self) {
+        self.raw.clear();
+        self.doc.clear();
+        self.count = 0;
+        self.kinds = 0;
+    }
+}
+
+fn put_str(raw: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => {
+            raw.extend_from_slice(&u32::try_from(s.len()).unwrap_or(u32::MAX - 1).to_le_bytes());
+            raw.extend_from_slice(s.as_bytes());
+        }
+        None => raw.extend_from_slice(&u32::MAX.to_le_bytes()),
+    }
+}
+
+thread_local! {
+    static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        std::cell::RefCell::new(zstd::bulk::Compressor::new(LEVEL).ok());
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        std::cell::RefCell::new(zstd::bulk::Decompressor::new().ok());
+}
+
+/// The stored blob of raw records.
+pub(crate) fn compress(raw: &[u8]) -> Vec<u8> {
+    let n = u32::try_from(raw.len()).unwrap_or(u32::MAX);
+    let z = COMPRESSOR.with(|c| c.borrow_mut().as_mut().map(|c| c.compress(raw)));
+    if let Some(Ok(z)) = z {
+        if z.len() + 5 < raw.len() + 1 {
+            let mut out = Vec::with_capacity(z.len() + 5);
+            out.push(1);
+            out.extend_from_slice(&n.to_le_bytes());
+            out.extend_from_slice(&z);
+            return out;
+        }
+    }
+    let mut out = Vec::with_capacity(raw.len() + 1);
+    out.push(0);
+    out.extend_from_slice(raw);
+    out
+}
+
+/// The raw records of a stored blob into `out` (cleared first); `false` when it is damaged.
+pub(crate) fn decompress_into(blob: &[u8], out: &mut Vec<u8>) -> bool {
+    out.clear();
+    let Some((&tag, data)) = blob.split_first() else {
+        return false;
+    };
+    match tag {
+        0 => {
+            out.extend_from_slice(data);
+            true
+        }
+        1 => {
+            let Some(n) = data
+                .get(..4)
+                .and_then(|b| b.try_into().ok())
+                .map(|b: [u8; 4]| u32::from_le_bytes(b) as usize)
+            else {
+                return false;
+            };
+            let body = data.get(4..).unwrap_or(&[]);
+            out.reserve(n);
+            DECOMPRESSOR.with(|d| {
+                d.borrow_mut()
+                    .as_mut()
+                    .is_some_and(|d| d.decompress_to_buffer(body, out).is_ok_and(|m| m == n))
+            })
+        }
+        _ => false,
+    }
+}
+
+/// Iterates the records of raw block bytes; yields `Err(())` once on damage, then stops.
+pub(crate) struct Records<'a> {
+    data: &'a [u8],
+    broken: bool,
+}
+
+impl<'a> Records<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Records {
+            data,
+            broken: false,
+        }
+    }
+
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (a, b) = (self.data.get(..n)?, self.data.get(n..)?);
+        self.data = b;
+        Some(a)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_le_bytes)
+    }
+
+    fn str(&mut self) -> Option<Option<&'a str>> {
+        let n = self.u32()?;
+        if n == u32::MAX {
+            return Some(None);
+        }
+        let b = self.take(n as usize)?;
+        std::str::from_utf8(b).ok().map(Some)
+    }
+
+    fn record(&mut self) -> Option<Record<'a>> {
+        let seq = self.u32()?;
+        let kind = i64::from(*self.take(1)?.first()?);
+        let turn = self.u32()?;
+        let text = self.str()??;
+        let aux = self.str()?;
+        let rest = self.str()??;
+        Some(Record {
+            seq,
+            kind,
+            turn,
+            text,
+            aux,
+            rest,
+        })
+    }
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = Result<Record<'a>, ()>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.broken || self.data.is_empty() {
+            return None;
+        }
+        match self.record() {
+            Some(r) => Some(Ok(r)),
+            None => {
+                self.broken = true;
+                Some(Err(()))
+            }
+        }
+    }
+}
+
+/// The bit of `kind` in a block's `kinds` mask.
+pub(crate) fn kind_bit(kind: scry_model::EventKind) -> i64 {
+    1i64 << kind_to_i(kind).clamp(0, 62)
+}
