@@ -4,6 +4,7 @@
 
 mod concurrency;
 mod corpus;
+mod facts;
 mod incremental;
 mod lines;
 mod search;
