@@ -12,21 +12,23 @@ use scry_source::Env;
 use crate::cli::Cli;
 use crate::error::{CliError, CliResult};
 
-/// What every command may consult: output mode and where sessions are read from.
+/// What every command may consult: output mode, and (through `Deref`) the query context —
+/// where sessions are read from (`ctx.env`, `ctx.cwd`, `ctx.demo`, `ctx.no_index`).
 #[derive(Debug, Clone)]
 pub struct Ctx {
     /// Print JSON.
     pub json: bool,
     /// Color text output.
     pub color: bool,
-    /// Reading the embedded demo corpus.
-    pub demo: bool,
-    /// The environment providers see (process, or the demo home with no variables).
-    pub env: Env,
-    /// The current directory (the default list scope).
-    pub cwd: PathBuf,
-    /// `--no-index`: read sources directly, never open the index.
-    pub no_index: bool,
+    /// Where and how sessions are read (shared with the HTTP API and every other front end).
+    pub query: scry_query::Context,
+}
+
+impl std::ops::Deref for Ctx {
+    type Target = scry_query::Context;
+    fn deref(&self) -> &scry_query::Context {
+        &self.query
+    }
 }
 
 /// Runs the process's command line and returns the exit status.
@@ -93,10 +95,12 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
     Ok(Ctx {
         json: cli.global.json,
         color,
-        demo: cli.global.demo,
-        env,
-        cwd,
-        no_index: cli.global.no_index,
+        query: scry_query::Context {
+            env,
+            cwd,
+            demo: cli.global.demo,
+            no_index: cli.global.no_index,
+        },
     })
 }
 

@@ -2,6 +2,7 @@
 //! (SPEC §3: 1 runtime failure, 2 usage error, 3 not found / ambiguous).
 
 use scry_model::ErrorCode;
+use scry_query::QueryError;
 use scry_sources::ResolveError;
 use serde_json::{json, Value};
 
@@ -90,21 +91,20 @@ impl CliError {
     }
 }
 
+impl From<QueryError> for CliError {
+    fn from(e: QueryError) -> Self {
+        CliError::Failed(Failure {
+            code: e.code,
+            message: e.message,
+            candidates: e.candidates,
+            exit: e.exit,
+        })
+    }
+}
+
 impl From<ResolveError> for CliError {
     fn from(e: ResolveError) -> Self {
-        match &e {
-            ResolveError::NotFound(_) => CliError::new(ErrorCode::SessionNotFound, e.to_string()),
-            ResolveError::TooShort(_) => CliError::usage(ErrorCode::InvalidQuery, e.to_string()),
-            ResolveError::UnknownProvider(..) => {
-                CliError::usage(ErrorCode::InvalidFilter, e.to_string())
-            }
-            ResolveError::Ambiguous { candidates, .. } => CliError::Failed(Failure {
-                code: ErrorCode::AmbiguousId,
-                message: e.to_string(),
-                candidates: candidates.iter().map(|c| c.uri.clone()).collect(),
-                exit: ErrorCode::AmbiguousId.exit_code(),
-            }),
-        }
+        QueryError::from(e).into()
     }
 }
 

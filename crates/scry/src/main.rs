@@ -2,21 +2,19 @@
 //! output and an exit code (0 ok, 1 runtime failure, 2 usage error, 3 not found / ambiguous).
 
 mod app;
-mod catalog;
 mod cli;
 mod commands;
 mod demo;
 mod error;
-mod filter;
-mod indexed;
-mod page;
-mod raw;
-mod render;
-mod selection;
-mod session_read;
-mod stats;
-mod turn_build;
+mod http;
 mod turn_render;
+
+// The data access lives in the query crate (the one door to sessions for every front end);
+// these names keep `crate::catalog::…` and friends working in the command files.
+#[allow(unused_imports)]
+use scry_query::{
+    catalog, filter, indexed, page, raw, render, selection, session_read, stats, turn_build,
+};
 
 fn main() {
     std::process::exit(app::run());

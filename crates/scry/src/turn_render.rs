@@ -1,39 +1,16 @@
-//! Rendering one page of `scry turn` output, as text for people or as JSON.
+//! Rendering one page of `scry turn` output as text for people (the JSON form is the query
+//! crate's [`TurnPage::to_json`]).
 
-use std::collections::BTreeMap;
-
-use scry_model::{Header, Warning};
-use serde_json::{json, Value};
+use scry_query::TurnPage;
+use serde_json::Value;
 
 use crate::commands::Output;
-use crate::page::{chars, Group, Slice, Unit};
+use crate::page::{chars, Group};
 use crate::render::{self, Style};
 use crate::turn_build::TurnInfo;
 
-/// Everything one page needs.
-pub struct PageView<'a> {
-    /// The session.
-    pub header: &'a Header,
-    /// All units of the selection.
-    pub units: &'a [Unit],
-    /// The part on this page.
-    pub slices: &'a [Slice],
-    /// Heading facts per turn (turn view only).
-    pub infos: &'a BTreeMap<u32, TurnInfo>,
-    /// The cursor of the next page.
-    pub next: Option<String>,
-    /// Read warnings.
-    pub warnings: &'a [Warning],
-    /// The page size.
-    pub max_chars: usize,
-    /// Whether units are grouped under turn headings (not for an artifact).
-    pub headings: bool,
-    /// Top-level extra JSON fields (e.g. `artifact`).
-    pub extra: Option<(&'static str, Value)>,
-}
-
 /// Text for people.
-pub fn text(v: &PageView<'_>, s: Style) -> Output {
+pub fn text(v: &TurnPage, s: Style) -> Output {
     let mut out = String::new();
     out.push_str(&s.bold(&format!(
         "{}  {}",
@@ -43,7 +20,7 @@ pub fn text(v: &PageView<'_>, s: Style) -> Output {
     out.push('\n');
     let mut current_turn: Option<u32> = None;
     let mut tools_open = false;
-    for sl in v.slices {
+    for sl in &v.slices {
         let Some(u) = v.units.get(sl.unit) else {
             continue;
         };
@@ -90,13 +67,13 @@ pub fn text(v: &PageView<'_>, s: Style) -> Output {
     if v.slices.is_empty() {
         out.push_str("(nothing to show)\n");
     }
-    if let Some(c) = &v.next {
+    if let Some(c) = &v.next_cursor {
         out.push_str(&format!(
             "\n[more: this page stopped at --max-chars {}; continue with --cursor {c}]\n",
             v.max_chars
         ));
     }
-    let notes: String = render::warnings_text(v.warnings, 5)
+    let notes: String = render::warnings_text(&v.warnings, 5)
         .into_iter()
         .map(|l| format!("{l}\n"))
         .collect();
@@ -124,61 +101,4 @@ fn turn_heading(turn: u32, info: Option<&TurnInfo>) -> String {
         parts.push(format!("not shown: {} (read with --event)", h.join(", ")));
     }
     parts.join(" · ")
-}
-
-/// The JSON contract: `{"session", "turns":[{"number","events":[…],"tools":[…]}], "next_cursor"}`.
-pub fn json(v: &PageView<'_>) -> Value {
-    let mut turns: Vec<Value> = Vec::new();
-    let mut current: Option<u32> = None;
-    for sl in v.slices {
-        let Some(u) = v.units.get(sl.unit) else {
-            continue;
-        };
-        if current != Some(u.turn) {
-            current = Some(u.turn);
-            let mut t = json!({ "number": u.turn, "events": [], "tools": [] });
-            if let Some(info) = v.infos.get(&u.turn) {
-                t["first_event"] = json!(info.first + 1);
-                t["last_event"] = json!(info.last + 1);
-                t["time"] = json!(info.start);
-                t["tool_calls"] = json!(info.calls);
-                t["failures"] = json!(info.failures);
-                t["not_shown"] = json!(info.hidden);
-            }
-            turns.push(t);
-        }
-        let Some(t) = turns.last_mut() else { continue };
-        let mut item = u.json.clone();
-        match u.group {
-            Group::Events => {
-                let len = u.body_len();
-                item["text"] = json!(chars(&u.body, sl.from, sl.to));
-                if sl.from > 0 || sl.to < len {
-                    item["text_from"] = json!(sl.from);
-                    item["text_to"] = json!(sl.to);
-                    item["text_len"] = json!(len);
-                    item["truncated"] = json!(sl.to < len);
-                }
-                if let Some(a) = t["events"].as_array_mut() {
-                    a.push(item);
-                }
-            }
-            Group::Tools => {
-                if let Some(a) = t["tools"].as_array_mut() {
-                    a.push(item);
-                }
-            }
-        }
-    }
-    let mut out = json!({
-        "session": render::header_json(v.header),
-        "turns": turns,
-        "next_cursor": v.next,
-        "truncated": v.next.is_some(),
-        "warnings": render::warnings_json(v.warnings),
-    });
-    if let Some((k, val)) = &v.extra {
-        out[*k] = val.clone();
-    }
-    out
 }

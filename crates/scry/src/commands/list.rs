@@ -4,14 +4,12 @@
 use std::collections::BTreeMap;
 
 use clap::Args;
-use scry_model::{Header, SessionKind, Timestamp};
-use serde_json::{json, Value};
+use scry_model::SessionKind;
+use scry_query::{KindFilter, ListQuery, SessionList};
 
 use super::Output;
 use crate::app::Ctx;
-use crate::catalog::{Catalog, Entry};
 use crate::error::CliResult;
-use crate::filter::{self, KindFilter, Scope};
 use crate::render::{self, Style};
 
 /// Arguments of `scry list`.
@@ -35,133 +33,33 @@ pub struct ListArgs {
     /// Session kinds to list; default: main sessions with children folded under their parent
     #[arg(long, value_enum)]
     pub kind: Option<KindFilter>,
-}
-
-/// One row: a session and the children folded under it.
-struct Row {
-    entry: Entry,
-    children: BTreeMap<&'static str, usize>,
+    /// Continue after a previous page (the `next_cursor` of `--json`)
+    #[arg(long, value_name = "C")]
+    pub cursor: Option<String>,
 }
 
 /// Runs `scry list`.
 pub fn run(ctx: &Ctx, args: &ListArgs) -> CliResult<Output> {
-    let scope = Scope::parse(
-        args.scope.as_deref(),
-        args.global,
-        &ctx.cwd,
-        ctx.demo,
-        !ctx.demo,
-    )?;
-    let providers = filter::providers(args.provider.as_deref())?;
-    let since = match &args.since {
-        Some(s) => Some(filter::since(s, Timestamp::now())?),
-        None => None,
-    };
-    let catalog = Catalog::discover(&ctx.env, &providers);
-    let candidates: Vec<_> = catalog
-        .files
-        .iter()
-        .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
-        .collect();
-    let (entries, scan_warnings) = crate::indexed::scan(ctx, &catalog, &candidates);
-    let mut warnings = catalog.warnings.clone();
-    warnings.extend(scan_warnings);
-
-    let mut entries: Vec<Entry> = entries
-        .into_iter()
-        .filter(|e| scope.contains(e.header.cwd.as_deref()))
-        .filter(|e| since.is_none_or(|s| e.header.updated.is_some_and(|u| u >= s)))
-        .collect();
-    entries.sort_by(|a, b| {
-        b.header
-            .updated
-            .cmp(&a.header.updated)
-            .then_with(|| a.header.uri.cmp(&b.header.uri))
-    });
-    let ids: Vec<String> = entries.iter().map(|e| e.header.id.clone()).collect();
-    let (rows, hidden) = fold(entries, args.kind);
-    let total = rows.len();
-    let rows: Vec<Row> = rows.into_iter().take(args.limit).collect();
+    let list = scry_query::list(ctx, &args.query())?;
     if ctx.json {
-        let sessions: Vec<Value> = rows.iter().map(row_json).collect();
-        return Ok(super::json_out(&json!({
-            "sessions": sessions,
-            "total": total,
-            "hidden": hidden,
-            "warnings": render::warnings_json(&warnings),
-        }))
-        .into());
+        return Ok(super::json_out(&list.to_json()).into());
     }
-    Ok(text(
-        &rows,
-        &ids,
-        total,
-        hidden,
-        &warnings,
-        Style::new(ctx.color),
-    ))
+    Ok(text(&list, Style::new(ctx.color)))
 }
 
-/// Applies the kind filter; by default folds non-main sessions under a listed parent and hides
-/// exec runs without one. Returns the rows and how many sessions were hidden.
-fn fold(entries: Vec<Entry>, kind: Option<KindFilter>) -> (Vec<Row>, usize) {
-    if let Some(k) = kind {
-        let rows = entries
-            .into_iter()
-            .filter(|e| k.accepts(&e.header))
-            .map(|entry| Row {
-                entry,
-                children: BTreeMap::new(),
-            })
-            .collect();
-        return (rows, 0);
-    }
-    // Roots are main sessions and exec runs (exec runs are hidden unless `--kind` asks);
-    // other kinds fold under a root of the same provider, or stand alone when it is not listed.
-    let is_root = |h: &Header| matches!(h.kind, SessionKind::Main | SessionKind::Exec);
-    let (roots, children): (Vec<Entry>, Vec<Entry>) =
-        entries.into_iter().partition(|e| is_root(&e.header));
-    let mut roots: Vec<Row> = roots
-        .into_iter()
-        .map(|entry| Row {
-            entry,
-            children: BTreeMap::new(),
-        })
-        .collect();
-    let mut orphans = Vec::new();
-    for child in children {
-        let h = &child.header;
-        let parent = roots.iter_mut().find(|r| {
-            r.entry.header.provider == h.provider && h.parent.as_deref() == Some(&r.entry.header.id)
-        });
-        match parent {
-            Some(p) => *p.children.entry(h.kind.as_str()).or_default() += 1,
-            None => orphans.push(child),
+impl ListArgs {
+    /// The query these flags ask for.
+    pub fn query(&self) -> ListQuery {
+        ListQuery {
+            scope: self.scope.clone(),
+            global: self.global,
+            provider: self.provider.clone(),
+            since: self.since.clone(),
+            kind: self.kind,
+            limit: self.limit,
+            cursor: self.cursor.clone(),
         }
     }
-    let mut hidden = 0;
-    let mut rows: Vec<Row> = Vec::new();
-    for row in roots {
-        if row.entry.header.kind == SessionKind::Exec {
-            hidden += 1 + row.children.values().sum::<usize>();
-        } else {
-            rows.push(row);
-        }
-    }
-    for entry in orphans {
-        rows.push(Row {
-            entry,
-            children: BTreeMap::new(),
-        });
-    }
-    rows.sort_by(|a, b| {
-        b.entry
-            .header
-            .updated
-            .cmp(&a.entry.header.updated)
-            .then_with(|| a.entry.header.uri.cmp(&b.entry.header.uri))
-    });
-    (rows, hidden)
 }
 
 fn children_label(children: &BTreeMap<&'static str, usize>) -> String {
@@ -170,15 +68,6 @@ fn children_label(children: &BTreeMap<&'static str, usize>) -> String {
         .map(|(k, n)| format!("+{n} {k}{}", if *n == 1 { "" } else { "s" }))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-fn row_json(row: &Row) -> Value {
-    let mut v = render::header_json(&row.entry.header);
-    if let Value::Object(map) = &mut v {
-        map.insert("children".into(), json!(row.children));
-        map.insert("size".into(), json!(row.entry.file.size));
-    }
-    v
 }
 
 /// The shortest prefix of `id` (at least 8 characters, at most 24) that no other id shares.
@@ -201,14 +90,8 @@ fn short_id(id: &str, all: &[String]) -> String {
     id.chars().take(len).collect()
 }
 
-fn text(
-    rows: &[Row],
-    ids: &[String],
-    total: usize,
-    hidden: usize,
-    warnings: &[scry_model::Warning],
-    s: Style,
-) -> Output {
+fn text(list: &SessionList, s: Style) -> Output {
+    let (rows, ids, hidden, warnings) = (&list.rows, &list.ids, list.hidden, &list.warnings);
     let mut out = String::new();
     let mut notes = String::new();
     if rows.is_empty() {
@@ -216,14 +99,11 @@ fn text(
     }
     let pw = rows
         .iter()
-        .map(|r| r.entry.header.provider.as_str().len())
+        .map(|r| r.header.provider.as_str().len())
         .max()
         .unwrap_or(6)
         .max(6);
-    let shorts: Vec<String> = rows
-        .iter()
-        .map(|r| short_id(&r.entry.header.id, ids))
-        .collect();
+    let shorts: Vec<String> = rows.iter().map(|r| short_id(&r.header.id, ids)).collect();
     let iw = shorts
         .iter()
         .map(|s| s.chars().count())
@@ -235,7 +115,7 @@ fn text(
     let cwd_w = free * 2 / 5;
     let title_w = free - cwd_w;
     for (row, id) in rows.iter().zip(&shorts) {
-        let h = &row.entry.header;
+        let h = &row.header;
         let mut title = h.title.clone().unwrap_or_else(|| "(untitled)".into());
         if h.kind != SessionKind::Main {
             title = format!("[{}] {title}", h.kind.as_str());
@@ -261,8 +141,11 @@ fn text(
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    if total > rows.len() {
-        notes.push_str(&format!("… {} more (raise --limit)\n", total - rows.len()));
+    if let Some(c) = &list.next_cursor {
+        let more = list.total.saturating_sub(list.offset + rows.len());
+        notes.push_str(&format!(
+            "… {more} more (raise --limit, or continue with --cursor {c})\n"
+        ));
     }
     if hidden > 0 {
         notes.push_str(&format!(

@@ -13,6 +13,7 @@ mod ledger_jobs;
 mod list;
 mod loaded;
 mod search;
+mod serve;
 mod show;
 mod trace;
 mod turn;
@@ -61,6 +62,8 @@ pub enum Command {
     Search(search::SearchArgs),
     /// Back-fill the index (progress bar on a terminal) and print what was done
     Index(index::IndexArgs),
+    /// Serve the read-only HTTP JSON API (loopback; bearer token; OpenAPI at /openapi.json)
+    Serve(serve::ServeArgs),
 }
 
 /// What a command prints: its output on stdout, and notes for people (warnings, "more
@@ -102,6 +105,7 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Inspect(args) => inspect::run(ctx, args),
         Command::Search(args) => search::run(ctx, args),
         Command::Index(args) => index::run(ctx, args),
+        Command::Serve(args) => serve::run(ctx, args),
     }
 }
 

@@ -1,6 +1,6 @@
-//! `scry search` (S-C5, S-S1…S-S5): the flags map onto one [`SearchRequest`]; the request runs
-//! against the index (after refreshing the sessions in scope) or, with `--no-index` or an
-//! unusable index, through [`search_direct`] over directly parsed sessions — same answer.
+//! `scry search` (S-C5, S-S1…S-S5): the flags map onto one [`SearchQuery`] that the query
+//! crate answers from the index (after refreshing the sessions in scope) or, with `--no-index`
+//! or an unusable index, over directly parsed sessions — same answer.
 //!
 //! Text output: one block per session (uri, title), each hit with turn / event, the matched
 //! field, an excerpt and the command that reads it; the matches are highlighted in bold on a
@@ -9,20 +9,12 @@
 //! `plan` (how the index answered) is left out so indexed and direct output are identical.
 
 use clap::Args;
-use scry_model::{ErrorCode, EventKind, Session, Timestamp};
-use scry_source::SourceFile;
-use scry_store::{
-    search_direct, Area, Caller, Hit, SearchMode, SearchRequest, SearchResponse, SessionFilter,
-    SortOrder, TermsOperator, TimeRange,
-};
-use serde_json::{json, Value};
+use scry_query::SearchQuery;
+use scry_store::{Area, Hit, SearchResponse, SortOrder, TermsOperator};
 
 use super::Output;
 use crate::app::Ctx;
-use crate::catalog::Catalog;
-use crate::error::{CliError, CliResult};
-use crate::filter::{self, Scope};
-use crate::indexed;
+use crate::error::CliResult;
 use crate::render::{self, Style};
 
 /// Arguments of `scry search`.
@@ -115,218 +107,50 @@ pub enum SortArg {
     Time,
 }
 
-/// Runs `scry search`.
-pub fn run(ctx: &Ctx, args: &SearchArgs) -> CliResult<Output> {
-    let providers = filter::providers(args.provider.as_deref())?;
-    let catalog = Catalog::discover(&ctx.env, &providers);
-    let mut req = request(ctx, args, &providers)?;
-    let scope = Scope::parse(
-        args.scope.as_deref(),
-        args.global,
-        &ctx.cwd,
-        true,
-        !ctx.demo,
-    )?;
-    let files: Vec<SourceFile> = match &args.session {
-        Some(id) => {
-            let file = catalog.resolve(id)?;
-            vec![file]
-        }
-        None => catalog
-            .files
-            .iter()
-            .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
-            .cloned()
-            .collect(),
-    };
-    if let Some(first) = files.first().filter(|_| args.session.is_some()) {
-        // The session's uri: from the index, else from a header scan.
-        let (entries, _) = catalog.scan(&[first]);
-        if let Some(e) = entries.first() {
-            req.filter.uris = vec![e.header.uri.clone()];
-        }
-    }
-    let mut resp = None;
-    if let Some(mut store) = indexed::open(ctx) {
-        if indexed::refresh(&mut store, catalog.sources(), &files) {
-            req.filter.live = Some(true);
-            match store.search(&req) {
-                Ok(r) => resp = Some(r),
-                Err(e) => return Err(with_query(store_error(&e), &req)),
-            }
-        }
-    }
-    let resp = match resp {
-        Some(r) => r,
-        None => {
-            req.filter.live = Some(true);
-            let sessions = parse_all(&catalog, &files);
-            search_direct(&sessions, &req).map_err(|e| with_query(store_error(&e), &req))?
-        }
-    };
-    if ctx.json {
-        return Ok(super::json_out(&to_json(&resp)).into());
-    }
-    Ok(text(&resp, Style::new(ctx.color), ctx.color))
-}
-
-/// Maps a store error onto the CLI error (usage errors exit 2 through their code), on one line:
-/// the regex engine's multi-line message keeps its last line, the reason.
-fn store_error(e: &scry_store::StoreError) -> CliError {
-    let msg = e.to_string();
-    let msg = match msg.lines().count() {
-        0 | 1 => msg,
-        _ => {
-            let reason = msg.lines().last().unwrap_or_default().trim();
-            let first = msg.lines().next().unwrap_or_default().trim();
-            format!("{first} {}", reason.trim_start_matches("error: "))
-        }
-    };
-    CliError::new(e.code(), msg)
-}
-
-/// Names the offending query in an invalid-query error.
-fn with_query(mut e: CliError, req: &SearchRequest) -> CliError {
-    if let CliError::Failed(f) = &mut e {
-        if f.code == ErrorCode::InvalidQuery && req.mode == SearchMode::Regex {
-            f.message = f.message.replacen(
-                "invalid query:",
-                &format!("invalid regex '{}':", req.query),
-                1,
-            );
-        }
-    }
-    e
-}
-
-fn request(
-    ctx: &Ctx,
-    args: &SearchArgs,
-    providers: &[scry_model::ProviderId],
-) -> CliResult<SearchRequest> {
-    let mut req = match &args.terms {
-        Some(json) => {
-            let terms: Vec<String> = serde_json::from_str(json).map_err(|e| {
-                CliError::usage(
-                    ErrorCode::InvalidQuery,
-                    format!("--terms '{json}' is not a JSON array of strings: {e}"),
-                )
-            })?;
-            let op = match args.operator {
+impl SearchArgs {
+    /// The query these flags ask for.
+    pub fn query(&self) -> SearchQuery {
+        SearchQuery {
+            query: self.query.clone(),
+            regex: self.regex,
+            case: self.case,
+            terms: self.terms.clone(),
+            operator: match self.operator {
                 OperatorArg::And => TermsOperator::And,
                 OperatorArg::Or => TermsOperator::Or,
-            };
-            SearchRequest::terms(terms, op)
-        }
-        None if args.regex => SearchRequest::regex(args.query.clone()),
-        None => SearchRequest::literal(args.query.clone()),
-    };
-    if req.mode != SearchMode::Terms && req.query.is_empty() {
-        return Err(CliError::usage(
-            ErrorCode::InvalidQuery,
-            "the search query is empty",
-        ));
-    }
-    req.case_sensitive = args.case;
-    req.area = match args.area {
-        AreaArg::Dialogue => Area::Dialogue,
-        AreaArg::Tools => Area::Tools,
-        AreaArg::Artifacts => Area::Artifacts,
-        AreaArg::All => Area::All,
-    };
-    if let Some(kinds) = &args.kind {
-        for k in kinds.split(',').map(str::trim) {
-            let kind = EventKind::parse(k).ok_or_else(|| {
-                CliError::usage(
-                    ErrorCode::InvalidFilter,
-                    format!("unknown event kind '{k}'"),
-                )
-            })?;
-            req.kinds.push(kind);
+            },
+            area: match self.area {
+                AreaArg::Dialogue => Area::Dialogue,
+                AreaArg::Tools => Area::Tools,
+                AreaArg::Artifacts => Area::Artifacts,
+                AreaArg::All => Area::All,
+            },
+            kind: self.kind.clone(),
+            scope: self.scope.clone(),
+            global: self.global,
+            since: self.since.clone(),
+            provider: self.provider.clone(),
+            session: self.session.clone(),
+            limit: self.limit,
+            max_hits: self.max_hits,
+            context: self.context,
+            sort: match self.sort {
+                SortArg::Relevance => SortOrder::Relevance,
+                SortArg::Time => SortOrder::Time,
+            },
+            include_self: self.include_self,
+            cursor: self.cursor.clone(),
         }
     }
-    let now = Timestamp::now();
-    let scope = Scope::parse(
-        args.scope.as_deref(),
-        args.global,
-        &ctx.cwd,
-        true,
-        !ctx.demo,
-    )?;
-    req.filter = SessionFilter {
-        providers: providers.to_vec(),
-        cwd_under: match scope {
-            Scope::Global => None,
-            Scope::Under(forms) => forms.into_iter().next(),
-        },
-        updated: match &args.since {
-            Some(s) => TimeRange::since(filter::since(s, now)?),
-            None => TimeRange::default(),
-        },
-        ..SessionFilter::default()
-    };
-    req.limit = args.limit;
-    req.max_hits = args.max_hits;
-    req.context = args.context;
-    req.sort = match args.sort {
-        SortArg::Relevance => SortOrder::Relevance,
-        SortArg::Time => SortOrder::Time,
-    };
-    req.cursor.clone_from(&args.cursor);
-    req.include_self = args.include_self;
-    // Self-echo (S-S4): the caller's live session when it names itself in SCRY_CALLER
-    // (`provider:id`); no agent exports its session id to tools in a documented variable.
-    req.caller = ctx
-        .env
-        .var("SCRY_CALLER")
-        .filter(|u| !u.is_empty())
-        .map(|uri| Caller {
-            uri: uri.to_string(),
-            now,
-        });
-    Ok(req)
 }
 
-/// Parses every file directly (`--no-index`); a source that cannot be read is skipped, as the
-/// index skips (and reports at `index`) a source it cannot parse.
-fn parse_all(catalog: &Catalog, files: &[SourceFile]) -> Vec<Session> {
-    let mut out = Vec::new();
-    for file in files {
-        let Ok(source) = catalog.source(file.provider) else {
-            continue;
-        };
-        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| source.parse(file)));
-        if let Ok(Ok(mut s)) = parsed {
-            if s.header.sources.is_empty() {
-                s.header.sources.push(file.path.clone());
-            }
-            out.push(s);
-        }
+/// Runs `scry search`.
+pub fn run(ctx: &Ctx, args: &SearchArgs) -> CliResult<Output> {
+    let result = scry_query::search(ctx, &args.query())?;
+    if ctx.json {
+        return Ok(super::json_out(&result.to_json()).into());
     }
-    out
-}
-
-fn to_json(r: &SearchResponse) -> Value {
-    let sessions: Vec<Value> = r
-        .sessions
-        .iter()
-        .map(|s| {
-            json!({
-                "session": render::header_json(&indexed::normalize(s.header.clone())),
-                "score": s.score,
-                "hit_count": s.hit_count,
-                "hits": s.hits,
-                "has_more_hits": s.has_more_hits,
-            })
-        })
-        .collect();
-    json!({
-        "sessions": sessions,
-        "total_matches": r.total_matches,
-        "total_sessions": r.total_sessions,
-        "self_folded": r.self_folded,
-        "next_cursor": r.next_cursor,
-    })
+    Ok(text(&result.response, Style::new(ctx.color), ctx.color))
 }
 
 fn text(r: &SearchResponse, s: Style, color: bool) -> Output {

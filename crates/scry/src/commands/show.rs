@@ -7,16 +7,12 @@
 
 use clap::Args;
 use scry_facts::overview::Overview;
-use scry_facts::{overview_from, Facts};
-use scry_model::{Event, EventKind, Header, Session, Warning};
-use scry_source::EventSink;
-use serde_json::{json, Map, Value};
+use scry_model::{EventKind, Header};
 
 use super::Output;
 use crate::app::Ctx;
 use crate::error::CliResult;
 use crate::render::{self, Style};
-use crate::session_read::{self, FnSink};
 use crate::stats::Stats;
 
 /// Arguments of `scry show`.
@@ -28,104 +24,11 @@ pub struct ShowArgs {
 
 /// Runs `scry show`.
 pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
-    let opened = session_read::open(ctx, &args.id)?;
-    let mut stats = Stats::default();
-    let mut events: Vec<Event> = Vec::new();
-    let mut warnings: Vec<Warning> = Vec::new();
-    let header = {
-        let mut sink = FnSink {
-            on_event: |e: Event| {
-                events.push(e.clone());
-                stats.event(e);
-            },
-            on_warning: |w: Warning| warnings.push(w),
-        };
-        opened.stream(&mut sink)?
-    };
-    for w in warnings {
-        stats.warning(w);
-    }
-    let session = Session {
-        header,
-        events,
-        warnings: Vec::new(),
-    };
-    let facts = Facts::of(&session);
-    let card = overview_from(&session, &facts);
-    let header = session.header;
+    let ov = scry_query::overview(ctx, &args.id)?;
     if ctx.json {
-        return Ok(super::json_out(&to_json(&header, &stats, &card)).into());
+        return Ok(super::json_out(&ov.to_json()).into());
     }
-    Ok(text(&header, &stats, &card, Style::new(ctx.color)).into())
-}
-
-/// The fact card as JSON: every count of the overview, and every write event (`writes`, the
-/// same rows as `files --group all`).
-fn card_json(o: &Overview) -> Value {
-    json!({
-        "files": o.files,
-        "writes": o.writes,
-        "commands": o.commands,
-        "commands_failed": o.commands_failed,
-        "failures": o.failures,
-        "failures_fixed": o.failures_fixed,
-        "commits": o.commits,
-        "jobs": o.jobs,
-        "last_successful_command": o.last_successful_command,
-        "last_files_written": o.last_files_written,
-        "title_history": o.title_history,
-    })
-}
-
-fn to_json(h: &Header, st: &Stats, o: &Overview) -> Value {
-    let mut events = Map::new();
-    for k in EventKind::ALL {
-        events.insert(
-            k.as_str().into(),
-            json!(st.kinds.get(&k).copied().unwrap_or(0)),
-        );
-    }
-    events.insert("total".into(), json!(st.events()));
-    let tokens = st.tokens.map(|t| {
-        json!({
-            "input": t.input,
-            "output": t.output,
-            "cache_read": t.cache_read,
-            "cache_write": t.cache_write,
-            "reasoning": t.reasoning,
-            "total": t.total(),
-        })
-    });
-    let last_failure = st.last_failure.as_ref().map(|f| {
-        json!({
-            "seq": f.seq,
-            "event": f.seq + 1,
-            "tool": f.tool,
-            "args": f.args,
-            "exit_code": f.exit_code,
-            "output": f.output,
-        })
-    });
-    json!({
-        "session": render::header_json(h),
-        "stats": {
-            "turns": st.turns,
-            "events": events,
-            "tool_calls": st.tool_calls(),
-            "failures": st.failures,
-            "tools": st.tools,
-            "tokens": tokens,
-            "duration_ms": render::span_ms(h.created, h.updated),
-        },
-        "goal": st.goal,
-        "goal_truncated": st.goal_cut,
-        "answer": st.answer,
-        "answer_truncated": st.answer_cut,
-        "last_failure": last_failure,
-        "facts": card_json(o),
-        "sources": h.sources,
-        "warnings": render::warnings_json(&st.warnings),
-    })
+    Ok(text(&ov.header, &ov.stats, &ov.card, Style::new(ctx.color)).into())
 }
 
 fn text(h: &Header, st: &Stats, o: &Overview, s: Style) -> String {

@@ -5,28 +5,14 @@
 use clap::Args;
 use std::collections::BTreeMap;
 
-use scry_facts::{turn_summaries, Facts, TurnSummary};
-use scry_model::{Event, EventKind, Header, Session, Timestamp, Warning};
-use serde_json::{json, Value};
+use scry_facts::TurnSummary;
+use scry_model::{Header, Warning};
+use scry_query::turns::{TurnRow, KEEP_JSON, KEEP_TEXT};
 
 use super::Output;
 use crate::app::Ctx;
 use crate::error::CliResult;
 use crate::render::{self, Style};
-use crate::session_read::{self, FnSink};
-
-/// Characters kept of a prompt or an answer per turn for JSON (which says `prompt_truncated` /
-/// `answer_truncated` when cut; `turn` reads the whole text).
-const KEEP_JSON: usize = 1000;
-/// Characters kept for text output, which shows a first line and two lines at most.
-const KEEP_TEXT: usize = 300;
-
-/// The first `max` characters of `text`, and whether it was cut.
-fn keep(text: &str, max: usize) -> (String, bool) {
-    let mut it = text.chars();
-    let kept: String = it.by_ref().take(max).collect();
-    (kept, it.next().is_some())
-}
 
 /// Arguments of `scry turns`.
 #[derive(Debug, Args)]
@@ -35,129 +21,20 @@ pub struct TurnsArgs {
     pub id: String,
 }
 
-/// One turn's summary.
-#[derive(Debug, Default)]
-struct TurnRow {
-    number: u32,
-    first: u32,
-    last: u32,
-    start: Option<Timestamp>,
-    end: Option<Timestamp>,
-    tool_calls: u64,
-    failures: u64,
-    events: u64,
-    prompt: Option<(String, bool)>,
-    answer: Option<(String, bool)>,
-}
-
-impl TurnRow {
-    fn add(&mut self, e: &Event, max: usize) {
-        self.last = e.seq;
-        self.events += 1;
-        if let Some(t) = e.time {
-            self.start = Some(self.start.map_or(t, |s| s.min(t)));
-            self.end = Some(self.end.map_or(t, |s| s.max(t)));
-        }
-        match e.kind {
-            EventKind::User if self.prompt.is_none() => {
-                self.prompt = Some(keep(&e.text, max));
-            }
-            EventKind::Assistant if !e.text.trim().is_empty() => {
-                self.answer = Some(keep(&e.text, max));
-            }
-            EventKind::ToolCall => self.tool_calls += 1,
-            EventKind::ToolResult if e.is_failure() => self.failures += 1,
-            _ => {}
-        }
-    }
-}
-
 /// Runs `scry turns`.
 pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
-    let opened = session_read::open(ctx, &args.id)?;
-    let max = if ctx.json { KEEP_JSON } else { KEEP_TEXT };
-    let mut rows: Vec<TurnRow> = Vec::new();
-    let mut warnings: Vec<Warning> = Vec::new();
-    let mut events: Vec<Event> = Vec::new();
-    let header = {
-        let mut sink = FnSink {
-            on_event: |e: Event| {
-                events.push(e.clone());
-                if rows.last().is_none_or(|r| r.number != e.turn) {
-                    rows.push(TurnRow {
-                        number: e.turn,
-                        first: e.seq,
-                        ..TurnRow::default()
-                    });
-                }
-                if let Some(r) = rows.last_mut() {
-                    r.add(&e, max);
-                }
-            },
-            on_warning: |w| warnings.push(w),
-        };
-        opened.stream(&mut sink)?
-    };
-    // Status with evidence (S-F5) and the per-turn ledger counts need the whole session.
-    let session = Session {
-        header,
-        events,
-        warnings: Vec::new(),
-    };
-    let facts = Facts::of(&session);
-    let sums: BTreeMap<u32, TurnSummary> = turn_summaries(&session, &facts)
-        .into_iter()
-        .map(|t| (t.turn, t))
-        .collect();
-    let header = session.header;
+    let keep = if ctx.json { KEEP_JSON } else { KEEP_TEXT };
+    let dir = scry_query::turns(ctx, &args.id, keep)?;
     if ctx.json {
-        return Ok(super::json_out(&to_json(&header, &rows, &sums, &warnings)).into());
+        return Ok(super::json_out(&dir.to_json()).into());
     }
     Ok(text(
-        &header,
-        &rows,
-        &sums,
-        &warnings,
+        &dir.header,
+        &dir.rows,
+        &dir.sums,
+        &dir.warnings,
         Style::new(ctx.color),
     ))
-}
-
-fn to_json(
-    h: &Header,
-    rows: &[TurnRow],
-    sums: &BTreeMap<u32, TurnSummary>,
-    warnings: &[Warning],
-) -> Value {
-    let turns: Vec<Value> = rows
-        .iter()
-        .map(|r| {
-            json!({
-                "number": r.number,
-                "start": r.first,
-                "end": r.last,
-                "first_event": r.first + 1,
-                "last_event": r.last + 1,
-                "events": r.events,
-                "time": r.start,
-                "end_time": r.end,
-                "duration_ms": render::span_ms(r.start, r.end),
-                "tool_calls": r.tool_calls,
-                "failures": r.failures,
-                "prompt": r.prompt.as_ref().map(|p| &p.0),
-                "prompt_truncated": r.prompt.as_ref().is_some_and(|p| p.1),
-                "answer": r.answer.as_ref().map(|a| &a.0),
-                "answer_truncated": r.answer.as_ref().is_some_and(|a| a.1),
-                "file_writes": sums.get(&r.number).map_or(0, |t| t.file_writes),
-                "commands": sums.get(&r.number).map_or(0, |t| t.commands),
-                "status": sums.get(&r.number).map(|t| &t.status),
-            })
-        })
-        .collect();
-    json!({
-        "session": render::header_json(h),
-        "turns": turns,
-        "warnings": render::warnings_json(warnings),
-    })
 }
 
 fn text(

@@ -7,7 +7,7 @@
 use scry_model::ErrorCode;
 use serde_json::Value;
 
-use crate::error::{CliError, CliResult};
+use crate::error::{QueryError, QueryResult};
 
 /// Which part of a turn's output a unit belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,9 +191,9 @@ impl Cursor {
     }
 
     /// Parses the opaque text form.
-    pub fn decode(text: &str) -> CliResult<Cursor> {
+    pub fn decode(text: &str) -> QueryResult<Cursor> {
         let bad = || {
-            CliError::usage(
+            QueryError::usage(
                 ErrorCode::InvalidCursor,
                 format!("invalid cursor '{}'", crate::render::clip(text, 40)),
             )
@@ -230,15 +230,15 @@ impl Cursor {
     }
 
     /// Checks that the cursor belongs to this session, source version and selection.
-    pub fn check(&self, uri: &str, source: u64, selection: u64) -> CliResult<Pos> {
+    pub fn check(&self, uri: &str, source: u64, selection: u64) -> QueryResult<Pos> {
         if self.session != session_hash(uri) {
-            return Err(CliError::usage(
+            return Err(QueryError::usage(
                 ErrorCode::InvalidCursor,
                 format!("the cursor was issued for another session, not {uri}"),
             ));
         }
         if self.source != source {
-            return Err(CliError::usage(
+            return Err(QueryError::usage(
                 ErrorCode::InvalidCursor,
                 format!(
                     "the cursor is stale: the source of {uri} changed since it was issued; run the command again without --cursor"
@@ -246,7 +246,7 @@ impl Cursor {
             ));
         }
         if self.selection != selection {
-            return Err(CliError::usage(
+            return Err(QueryError::usage(
                 ErrorCode::InvalidCursor,
                 "the cursor was issued for a different selection (turn, --event, --raw, …)",
             ));

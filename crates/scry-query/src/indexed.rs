@@ -20,14 +20,14 @@ use scry_model::{Header, Warning};
 use scry_source::{EventSink, Source, SourceFile};
 use scry_store::{RefreshOptions, Store, StoreError};
 
-use crate::app::Ctx;
 use crate::catalog::Entry;
+use crate::Context;
 
 /// Events read from the index per window while replaying a session (bounds memory).
 const WINDOW: u32 = 2000;
 
 /// Where this invocation's index lives (`None` with `--no-index`).
-pub fn db_path(ctx: &Ctx) -> Option<PathBuf> {
+pub fn db_path(ctx: &Context) -> Option<PathBuf> {
     if ctx.no_index {
         return None;
     }
@@ -40,7 +40,7 @@ pub fn db_path(ctx: &Ctx) -> Option<PathBuf> {
 }
 
 /// Opens the index, or says on stderr why the sources are read directly instead.
-pub fn open(ctx: &Ctx) -> Option<Store> {
+pub fn open(ctx: &Context) -> Option<Store> {
     let path = db_path(ctx)?;
     match Store::open(&path) {
         Ok(store) => Some(store),
@@ -142,7 +142,7 @@ pub fn replay(store: &Store, uri: &str, sink: &mut dyn EventSink) -> Result<Head
 /// `--no-index` unless that path parsed every session whole. Switching is one line here once the
 /// `list --json` snapshot is re-accepted.
 pub fn scan(
-    ctx: &Ctx,
+    ctx: &Context,
     catalog: &crate::catalog::Catalog,
     files: &[&SourceFile],
 ) -> (Vec<Entry>, Vec<Warning>) {

@@ -6,9 +6,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use scry_model::{ErrorCode, Event, Header, Warning};
 use scry_source::{Emitter, EventSink, SourceFile};
 
-use crate::app::Ctx;
 use crate::catalog::Catalog;
-use crate::error::{CliError, CliResult};
+use crate::error::{QueryError, QueryResult};
+use crate::Context;
 
 /// A resolved session source and the catalog it came from.
 pub struct Opened {
@@ -21,7 +21,7 @@ pub struct Opened {
 }
 
 /// Discovers every provider and resolves `reference` (S-E3).
-pub fn open(ctx: &Ctx, reference: &str) -> CliResult<Opened> {
+pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
     let catalog = Catalog::discover(&ctx.env, &[]);
     let file = catalog.resolve(reference)?;
     let mut index = crate::indexed::open(ctx);
@@ -38,16 +38,27 @@ pub fn open(ctx: &Ctx, reference: &str) -> CliResult<Opened> {
 }
 
 impl Opened {
+    /// Whether the source is present now and whether the index holds the session (S-Q1).
+    pub fn availability(&self) -> crate::Availability {
+        crate::Availability {
+            live: self.file.path.exists(),
+            persisted: self
+                .index
+                .as_ref()
+                .is_some_and(|s| crate::indexed::uri_of(s, &self.file).is_some()),
+        }
+    }
+
     /// Streams the whole session into `sink`; returns the completed header. A source that cannot
     /// be read at all is a runtime failure (exit 1); problems inside it arrive as warnings.
-    pub fn stream(&self, sink: &mut dyn EventSink) -> CliResult<Header> {
+    pub fn stream(&self, sink: &mut dyn EventSink) -> QueryResult<Header> {
         // From the index when it holds the session (a source it could not parse is re-read
         // directly so the error is the direct one).
         if let Some(store) = &self.index {
             if let Some(uri) = crate::indexed::uri_of(store, &self.file) {
                 match crate::indexed::replay(store, &uri, sink) {
                     Ok(header) => return Ok(header),
-                    Err(e) => return Err(CliError::new(e.code(), e.to_string())),
+                    Err(e) => return Err(QueryError::new(e.code(), e.to_string())),
                 }
             }
         }
@@ -65,8 +76,8 @@ impl Opened {
                 }
                 Ok(header)
             }
-            Ok(Err(e)) => Err(CliError::new(ErrorCode::CorruptSession, e.to_string())),
-            Err(_) => Err(CliError::new(
+            Ok(Err(e)) => Err(QueryError::new(ErrorCode::CorruptSession, e.to_string())),
+            Err(_) => Err(QueryError::new(
                 ErrorCode::CorruptSession,
                 format!(
                     "the {} reader crashed on {}",

@@ -14,7 +14,7 @@ use scry_model::{Header, ProviderId, Warning, WarningKind};
 use scry_source::{Env, Source, SourceError, SourceFile};
 use scry_sources::{discover_excluding, registry, resolve, source_for, Exclusions};
 
-use crate::error::{CliError, CliResult};
+use crate::error::{QueryError, QueryResult};
 
 /// The exclusions of this invocation (config file + `--exclude-*` flags), set once by the app
 /// before any command runs; every discovery applies them before a file is opened.
@@ -74,9 +74,9 @@ impl Catalog {
     }
 
     /// The provider implementation of `id`.
-    pub fn source(&self, id: ProviderId) -> CliResult<&dyn Source> {
+    pub fn source(&self, id: ProviderId) -> QueryResult<&dyn Source> {
         source_for(&self.sources, id).ok_or_else(|| {
-            CliError::new(
+            QueryError::new(
                 scry_model::ErrorCode::SessionNotFound,
                 format!("provider '{id}' is not available in this build"),
             )
@@ -84,7 +84,7 @@ impl Catalog {
     }
 
     /// Resolves a session reference (S-E3).
-    pub fn resolve(&self, reference: &str) -> CliResult<SourceFile> {
+    pub fn resolve(&self, reference: &str) -> QueryResult<SourceFile> {
         Ok(resolve(reference, &self.files, &self.sources)?)
     }
 

@@ -4,7 +4,7 @@
 
 use scry_model::ErrorCode;
 
-use crate::error::{CliError, CliResult};
+use crate::error::{QueryError, QueryResult};
 
 /// At most this many events are read in full at once.
 pub const MAX_EVENTS: usize = 50;
@@ -25,11 +25,11 @@ impl Span {
     }
 }
 
-fn window_err(msg: String) -> CliError {
-    CliError::usage(ErrorCode::InvalidWindow, msg)
+fn window_err(msg: String) -> QueryError {
+    QueryError::usage(ErrorCode::InvalidWindow, msg)
 }
 
-fn parse_span(s: &str, what: &str) -> CliResult<Span> {
+fn parse_span(s: &str, what: &str) -> QueryResult<Span> {
     let bad = || window_err(format!("invalid {what} '{s}': use N or A-B"));
     let num = |t: &str| t.trim().parse::<u32>().map_err(|_| bad());
     let span = match s.split_once('-') {
@@ -52,16 +52,16 @@ fn parse_span(s: &str, what: &str) -> CliResult<Span> {
 }
 
 /// Parses a turn selection `N` or `A-B` (0 is the preamble).
-pub fn parse_turns(s: &str) -> CliResult<Span> {
+pub fn parse_turns(s: &str) -> QueryResult<Span> {
     parse_span(s, "turn range")
 }
 
 /// Parses `--event` (`K`, `A-B`, `A,B,C`, mixed); numbers are 1-based.
-pub fn parse_events(s: &str) -> CliResult<Vec<Span>> {
+pub fn parse_events(s: &str) -> QueryResult<Vec<Span>> {
     let spans: Vec<Span> = s
         .split(',')
         .map(|p| parse_span(p.trim(), "event selection"))
-        .collect::<CliResult<_>>()?;
+        .collect::<QueryResult<_>>()?;
     if let Some(zero) = spans.iter().find(|sp| sp.start == 0) {
         return Err(window_err(format!(
             "invalid event selection '{s}': event numbers start at 1 (got {})",
@@ -72,7 +72,7 @@ pub fn parse_events(s: &str) -> CliResult<Vec<Span>> {
 }
 
 /// Checks a turn selection against the session's highest turn; clips the end.
-pub fn clip_turns(span: Span, max_turn: u32, has_preamble: bool) -> CliResult<Span> {
+pub fn clip_turns(span: Span, max_turn: u32, has_preamble: bool) -> QueryResult<Span> {
     let lowest = if has_preamble { 0 } else { 1 };
     if span.start > max_turn || span.end < lowest {
         let what = if span.start == span.end {
@@ -94,7 +94,7 @@ pub fn clip_turns(span: Span, max_turn: u32, has_preamble: bool) -> CliResult<Sp
 /// Resolves event spans against the session's event count into sorted, unique 0-based seqs.
 /// Ranges are clipped; a single number or a range wholly outside the session is an error, and
 /// so is a selection of more than [`MAX_EVENTS`] events.
-pub fn clip_events(spans: &[Span], total: u32) -> CliResult<Vec<u32>> {
+pub fn clip_events(spans: &[Span], total: u32) -> QueryResult<Vec<u32>> {
     let mut seqs = Vec::new();
     for sp in spans {
         if sp.start > total {
@@ -119,7 +119,7 @@ pub fn clip_events(spans: &[Span], total: u32) -> CliResult<Vec<u32>> {
     seqs.sort_unstable();
     seqs.dedup();
     if seqs.len() > MAX_EVENTS {
-        return Err(CliError::usage(
+        return Err(QueryError::usage(
             ErrorCode::InvalidPageSize,
             format!(
                 "--event selects {} events; at most {MAX_EVENTS} can be read at once",

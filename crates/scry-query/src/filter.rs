@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 
 use scry_model::{ErrorCode, Header, ProviderId, SessionKind, Timestamp};
 
-use crate::error::{CliError, CliResult};
+use crate::error::{QueryError, QueryResult};
 
 /// Which sessions' working directories are in view.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +26,7 @@ impl Scope {
         cwd: &Path,
         default_global: bool,
         must_exist: bool,
-    ) -> CliResult<Scope> {
+    ) -> QueryResult<Scope> {
         if global {
             return Ok(Scope::Global);
         }
@@ -41,7 +41,7 @@ impl Scope {
             v => clean(&cwd.join(v)),
         };
         if must_exist && !path.is_dir() {
-            return Err(CliError::usage(
+            return Err(QueryError::usage(
                 ErrorCode::InvalidFilter,
                 format!("scope '{value}' is not an existing directory"),
             ));
@@ -93,7 +93,7 @@ fn clean(p: &Path) -> PathBuf {
 }
 
 /// Parses `--provider a,b`.
-pub fn providers(value: Option<&str>) -> CliResult<Vec<ProviderId>> {
+pub fn providers(value: Option<&str>) -> QueryResult<Vec<ProviderId>> {
     let Some(value) = value else {
         return Ok(Vec::new());
     };
@@ -103,16 +103,16 @@ pub fn providers(value: Option<&str>) -> CliResult<Vec<ProviderId>> {
         .filter(|s| !s.is_empty())
         .map(|s| {
             s.parse::<ProviderId>()
-                .map_err(|e| CliError::usage(ErrorCode::InvalidFilter, e.to_string()))
+                .map_err(|e| QueryError::usage(ErrorCode::InvalidFilter, e.to_string()))
         })
         .collect()
 }
 
 /// Parses `--since 30m|24h|7d|2w|ISO date|ISO time` relative to `now`.
-pub fn since(value: &str, now: Timestamp) -> CliResult<Timestamp> {
+pub fn since(value: &str, now: Timestamp) -> QueryResult<Timestamp> {
     let v = value.trim();
     let bad = || {
-        CliError::usage(
+        QueryError::usage(
             ErrorCode::InvalidWindow,
             format!(
                 "invalid --since '{value}': use a duration like 30m, 24h, 7d, 2w or an ISO date"

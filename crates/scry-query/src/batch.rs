@@ -1,0 +1,95 @@
+//! Batch reads (S-Q5): the headers of many sessions in one call, one result per input in input
+//! order; a reference that fails (not found, ambiguous, unreadable) rejects only its own entry.
+
+use scry_model::{ErrorCode, Header};
+use serde::{Serialize, Serializer};
+use serde_json::{json, Value};
+
+use crate::catalog::Catalog;
+use crate::error::{QueryError, QueryResult};
+use crate::{render, Context};
+
+/// One input's outcome.
+#[derive(Debug, Clone)]
+pub struct BatchEntry {
+    /// The reference as given.
+    pub reference: String,
+    /// Its header and source fingerprint, or why not.
+    pub result: Result<(Header, String), QueryError>,
+}
+
+/// The outcome of a batch read.
+#[derive(Debug, Clone)]
+pub struct Batch {
+    /// One entry per input, in input order.
+    pub entries: Vec<BatchEntry>,
+}
+
+/// At most this many references per batch.
+pub const MAX_BATCH: usize = 500;
+
+/// Reads the headers (a header scan each: title, cwd, times, kind, parent) of `references`.
+pub fn headers(ctx: &Context, references: &[String]) -> QueryResult<Batch> {
+    if references.len() > MAX_BATCH {
+        return Err(QueryError::usage(
+            ErrorCode::InvalidPageSize,
+            format!(
+                "{} references; at most {MAX_BATCH} per batch",
+                references.len()
+            ),
+        ));
+    }
+    let catalog = Catalog::discover(&ctx.env, &[]);
+    let entries = references
+        .iter()
+        .map(|r| BatchEntry {
+            reference: r.clone(),
+            result: one(&catalog, r),
+        })
+        .collect();
+    Ok(Batch { entries })
+}
+
+fn one(catalog: &Catalog, reference: &str) -> QueryResult<(Header, String)> {
+    let file = catalog.resolve(reference)?;
+    let (entries, warnings) = catalog.scan(&[&file]);
+    match entries.into_iter().next() {
+        Some(e) => Ok((e.header, crate::fingerprint_text(&file.path))),
+        None => Err(QueryError::new(
+            ErrorCode::CorruptSession,
+            warnings.first().map_or_else(
+                || format!("cannot read the header of '{reference}'"),
+                |w| w.to_string(),
+            ),
+        )),
+    }
+}
+
+impl Batch {
+    /// `{"results": [{"ref", "session", "fingerprint"} | {"ref", "error": {…}}]}`.
+    pub fn to_json(&self) -> Value {
+        let results: Vec<Value> = self
+            .entries
+            .iter()
+            .map(|e| match &e.result {
+                Ok((h, fp)) => json!({
+                    "ref": e.reference,
+                    "session": render::header_json(h),
+                    "fingerprint": fp,
+                }),
+                Err(err) => {
+                    let mut v = err.to_json();
+                    v["ref"] = json!(e.reference);
+                    v
+                }
+            })
+            .collect();
+        json!({ "results": results })
+    }
+}
+
+impl Serialize for Batch {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}

@@ -1,0 +1,144 @@
+//! The one error type of the query API (SPEC S-Q7): a closed [`ErrorCode`] with its stable
+//! string form, one line naming the offending value, the candidates of an ambiguous reference,
+//! and the CLI exit status it maps to (SPEC §3: 1 runtime failure, 2 usage error, 3 not found /
+//! ambiguous). The HTTP status is derived from the code ([`QueryError::http_status`]).
+
+use std::fmt;
+
+use scry_model::ErrorCode;
+use scry_sources::ResolveError;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// A failed query.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QueryError {
+    /// The machine-routable code (serialized as its SCREAMING_SNAKE_CASE form).
+    pub code: ErrorCode,
+    /// One line naming the offending value.
+    pub message: String,
+    /// Every candidate of an ambiguous reference (`provider:id`, or artifact paths).
+    pub candidates: Vec<String>,
+    /// CLI exit status.
+    #[serde(skip)]
+    pub exit: i32,
+}
+
+/// Result of a query.
+pub type QueryResult<T> = Result<T, QueryError>;
+
+impl QueryError {
+    /// A failure whose exit status follows from its code.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        QueryError {
+            code,
+            message: message.into(),
+            candidates: Vec::new(),
+            exit: code.exit_code(),
+        }
+    }
+
+    /// A usage error (exit 2) with the given code.
+    pub fn usage(code: ErrorCode, message: impl Into<String>) -> Self {
+        QueryError {
+            exit: 2,
+            ..QueryError::new(code, message)
+        }
+    }
+
+    /// An ambiguous reference with its candidates.
+    pub fn ambiguous(message: impl Into<String>, candidates: Vec<String>) -> Self {
+        QueryError {
+            candidates,
+            ..QueryError::new(ErrorCode::AmbiguousId, message)
+        }
+    }
+
+    /// The CLI exit status.
+    pub fn exit_code(&self) -> i32 {
+        self.exit
+    }
+
+    /// The stable string form of the code (`SESSION_NOT_FOUND`, …).
+    pub fn code_str(&self) -> &'static str {
+        self.code.as_str()
+    }
+
+    /// The HTTP status that fits the code: 404 not found, 409 ambiguous / conflict, 400 for
+    /// invalid input, 410 for a locator whose record changed, 503 when search or the index is
+    /// unavailable, 500 otherwise.
+    pub fn http_status(&self) -> u16 {
+        match self.code {
+            ErrorCode::SessionNotFound | ErrorCode::EventNotFound => 404,
+            ErrorCode::AmbiguousId | ErrorCode::SourceConflict => 409,
+            ErrorCode::InvalidQuery
+            | ErrorCode::InvalidFilter
+            | ErrorCode::InvalidWindow
+            | ErrorCode::InvalidLineage
+            | ErrorCode::InvalidCursor
+            | ErrorCode::InvalidPageSize
+            | ErrorCode::InvalidSurface => 400,
+            ErrorCode::StaleLocator => 410,
+            ErrorCode::SearchDisabled | ErrorCode::IndexBuildFailure => 503,
+            ErrorCode::CorruptSession | ErrorCode::PersistenceFailure | ErrorCode::Aborted => 500,
+        }
+    }
+
+    /// The JSON error object every surface prints: `{"error": {"code", "message", "candidates"}}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "error": {
+                "code": self.code.as_str(),
+                "message": self.message,
+                "candidates": self.candidates,
+            }
+        })
+    }
+}
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+impl From<ResolveError> for QueryError {
+    fn from(e: ResolveError) -> Self {
+        match &e {
+            ResolveError::NotFound(_) => QueryError::new(ErrorCode::SessionNotFound, e.to_string()),
+            ResolveError::TooShort(_) => QueryError::usage(ErrorCode::InvalidQuery, e.to_string()),
+            ResolveError::UnknownProvider(..) => {
+                QueryError::usage(ErrorCode::InvalidFilter, e.to_string())
+            }
+            ResolveError::Ambiguous { candidates, .. } => QueryError::ambiguous(
+                e.to_string(),
+                candidates.iter().map(|c| c.uri.clone()).collect(),
+            ),
+        }
+    }
+}
+
+impl From<scry_store::StoreError> for QueryError {
+    fn from(e: scry_store::StoreError) -> Self {
+        QueryError::new(e.code(), e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_map_to_statuses_and_exits() {
+        let e = QueryError::new(ErrorCode::SessionNotFound, "no session 'x'");
+        assert_eq!((e.http_status(), e.exit_code()), (404, 3));
+        assert_eq!(e.to_json()["error"]["code"], "SESSION_NOT_FOUND");
+        let u = QueryError::usage(ErrorCode::StaleLocator, "stale");
+        assert_eq!((u.http_status(), u.exit_code()), (410, 2));
+        let a = QueryError::ambiguous("two", vec!["claude:a".into(), "claude:b".into()]);
+        assert_eq!((a.http_status(), a.exit_code()), (409, 3));
+        assert_eq!(a.to_json()["error"]["candidates"][1], "claude:b");
+    }
+}

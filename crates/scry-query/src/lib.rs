@@ -1,0 +1,99 @@
+//! The query API of scry (SPEC §7, S-Q1…S-Q7): the one door to sessions for every front end —
+//! the CLI, the HTTP API (`scry serve`), the web page and MCP all call these functions, so they
+//! give the same answers.
+//!
+//! - [`list()`]: sessions in a scope with the S-Q4 session filters and cursor paging;
+//! - [`overview()`]: one session's header, stats and fact card (`show`);
+//! - [`turns()`]: the turn directory (`turns`);
+//! - [`read()`] / [`event_window()`]: turns, events, a locator, one tool call, an artifact or
+//!   the raw records, paged with cursors that are refused once the source changed (`turn`);
+//! - [`search()`]: across sessions or within one (S-Q5);
+//! - [`lineage()`]: ancestors, descendants, root or first unresolvable parent (S-Q6);
+//! - [`headers()`]: batch reads, one result per input in order, a failure rejecting only its
+//!   own entry.
+//!
+//! Every result is a serde type whose JSON is exactly what the CLI's `--json` prints, and
+//! carries the session header and the source fingerprint it was computed from (S-Q3). Every
+//! failure is a [`QueryError`] with a closed [`scry_model::ErrorCode`] (S-Q7).
+//!
+//! Live-first (S-Q1): reads refresh the index for the sessions they touch and prefer the live
+//! source; a result's [`Availability`] says whether its source is present now (`live`) and
+//! whether the index holds it (`persisted`). The JSON keeps the header's `live` / `persisted`
+//! as a direct parse says them, so output is identical with and without the index (SPEC P2).
+
+pub mod batch;
+pub mod catalog;
+pub mod error;
+pub mod filter;
+pub mod indexed;
+pub mod lineage;
+pub mod list;
+pub mod overview;
+pub mod page;
+pub mod raw;
+pub mod read;
+pub mod render;
+pub mod search;
+pub mod selection;
+pub mod session_read;
+pub mod stats;
+pub mod turn_build;
+pub mod turns;
+
+use std::path::{Path, PathBuf};
+
+use scry_source::{file_stat, Env};
+use serde::Serialize;
+
+pub use batch::{headers, Batch, BatchEntry};
+pub use error::{QueryError, QueryResult};
+pub use filter::{KindFilter, Scope};
+pub use lineage::{lineage, Lineage};
+pub use list::{list, ListQuery, SessionList, SessionRow};
+pub use overview::{overview, Overview};
+pub use read::{event_window, read, ReadRequest, Selector, TurnPage};
+pub use search::{search, SearchQuery, SearchResult};
+pub use turns::{turns, TurnRow, TurnsDir};
+
+/// Where and how sessions are read: the environment providers see, the current directory (the
+/// default scope), the demo flag and whether the index may be used. Cheap to clone; an HTTP
+/// server keeps one and hands a clone to every request.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The environment providers see (process, or the demo home with no variables).
+    pub env: Env,
+    /// The current directory (the default `list` scope).
+    pub cwd: PathBuf,
+    /// Reading the embedded demo corpus (index beside the demo home; no scope must exist).
+    pub demo: bool,
+    /// Read the sources directly: never open the index.
+    pub no_index: bool,
+}
+
+/// Whether a session's source is present now and whether the index holds it (S-Q1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Availability {
+    /// The source file is present now.
+    pub live: bool,
+    /// The index holds the session.
+    pub persisted: bool,
+}
+
+/// The source fingerprint a result was computed from (S-Q3) and a cursor binds: a hash of the
+/// size and mtime of the primary source, and of its SQLite write-ahead log when there is one (a
+/// WAL-mode store changes there first).
+pub fn source_fingerprint(path: &Path) -> u64 {
+    let (size, mtime) = file_stat(path);
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let (wal_size, wal_mtime) = file_stat(Path::new(&wal));
+    page::source_hash(
+        size ^ wal_size.rotate_left(32),
+        mtime ^ wal_mtime.rotate_left(17),
+    )
+}
+
+/// [`source_fingerprint`] in its text form (16 hex digits), as results carry it.
+pub fn fingerprint_text(path: &Path) -> String {
+    format!("{:016x}", source_fingerprint(path))
+}

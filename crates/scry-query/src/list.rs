@@ -1,0 +1,240 @@
+//! Listing sessions (S-C1, S-Q4): the sessions of a scope, newest first, children folded under
+//! their parent unless a kind is asked for, paged with a cursor bound to the query.
+
+use std::collections::BTreeMap;
+
+use scry_model::{ErrorCode, Header, SessionKind, Timestamp, Warning};
+use serde::{Serialize, Serializer};
+use serde_json::{json, Value};
+
+use crate::catalog::{Catalog, Entry};
+use crate::error::{QueryError, QueryResult};
+use crate::filter::{self, KindFilter, Scope};
+use crate::page::{Cursor, Pos};
+use crate::{render, Context};
+
+/// What to list; the fields are the CLI's flags.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListQuery {
+    /// Directory subtree (a path, `cwd`, `global`); `None` = the current directory (every
+    /// directory on the demo corpus).
+    pub scope: Option<String>,
+    /// Every directory (`--global`).
+    pub global: bool,
+    /// Providers, comma-separated (`claude,codex`).
+    pub provider: Option<String>,
+    /// Updated since: `30m`, `24h`, `7d`, `2w` or an ISO date / time.
+    pub since: Option<String>,
+    /// Session kinds; `None` = main sessions with children folded under their parent.
+    pub kind: Option<KindFilter>,
+    /// Rows per page.
+    pub limit: usize,
+    /// Continue after a previous page (`next_cursor`).
+    pub cursor: Option<String>,
+}
+
+/// One row: a session and the children folded under it.
+#[derive(Debug, Clone)]
+pub struct SessionRow {
+    /// The session's header.
+    pub header: Header,
+    /// Folded children by kind (`subagent: 2`).
+    pub children: BTreeMap<&'static str, usize>,
+    /// Size of the primary source in bytes.
+    pub size: u64,
+    /// The source fingerprint (S-Q3).
+    pub fingerprint: String,
+}
+
+impl SessionRow {
+    /// The JSON row: the header's fields, then `children`, `size` and `fingerprint`.
+    pub fn to_json(&self) -> Value {
+        let mut v = render::header_json(&self.header);
+        if let Value::Object(map) = &mut v {
+            map.insert("children".into(), json!(self.children));
+            map.insert("size".into(), json!(self.size));
+            map.insert("fingerprint".into(), json!(self.fingerprint));
+        }
+        v
+    }
+}
+
+/// A page of sessions.
+#[derive(Debug, Clone)]
+pub struct SessionList {
+    /// The rows of this page.
+    pub rows: Vec<SessionRow>,
+    /// Every listed session's native id (before paging; for unique short ids in text output).
+    pub ids: Vec<String>,
+    /// Rows in the whole result (every page).
+    pub total: usize,
+    /// Rows before this page.
+    pub offset: usize,
+    /// Sessions hidden by folding (exec runs and their children).
+    pub hidden: usize,
+    /// Discovery and scan warnings.
+    pub warnings: Vec<Warning>,
+    /// The cursor of the next page.
+    pub next_cursor: Option<String>,
+}
+
+impl SessionList {
+    /// The JSON contract of `list --json`.
+    pub fn to_json(&self) -> Value {
+        let sessions: Vec<Value> = self.rows.iter().map(SessionRow::to_json).collect();
+        json!({
+            "sessions": sessions,
+            "total": self.total,
+            "hidden": self.hidden,
+            "next_cursor": self.next_cursor,
+            "warnings": render::warnings_json(&self.warnings),
+        })
+    }
+}
+
+impl Serialize for SessionList {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+/// Lists sessions per `q`.
+pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
+    if q.limit == 0 {
+        return Err(QueryError::usage(
+            ErrorCode::InvalidPageSize,
+            "--limit must be at least 1",
+        ));
+    }
+    let scope = Scope::parse(q.scope.as_deref(), q.global, &ctx.cwd, ctx.demo, !ctx.demo)?;
+    let providers = filter::providers(q.provider.as_deref())?;
+    let since = match &q.since {
+        Some(s) => Some(filter::since(s, Timestamp::now())?),
+        None => None,
+    };
+    let key = query_key(q, &scope);
+    let offset = match &q.cursor {
+        Some(c) => Cursor::decode(c)?.check("list", 0, key)?.unit,
+        None => 0,
+    };
+    let catalog = Catalog::discover(&ctx.env, &providers);
+    let candidates: Vec<_> = catalog
+        .files
+        .iter()
+        .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
+        .collect();
+    let (entries, scan_warnings) = crate::indexed::scan(ctx, &catalog, &candidates);
+    let mut warnings = catalog.warnings.clone();
+    warnings.extend(scan_warnings);
+
+    let mut entries: Vec<Entry> = entries
+        .into_iter()
+        .filter(|e| scope.contains(e.header.cwd.as_deref()))
+        .filter(|e| since.is_none_or(|s| e.header.updated.is_some_and(|u| u >= s)))
+        .collect();
+    entries.sort_by(|a, b| {
+        b.header
+            .updated
+            .cmp(&a.header.updated)
+            .then_with(|| a.header.uri.cmp(&b.header.uri))
+    });
+    let ids: Vec<String> = entries.iter().map(|e| e.header.id.clone()).collect();
+    let (rows, hidden) = fold(entries, q.kind);
+    let total = rows.len();
+    let end = offset.saturating_add(q.limit);
+    let next_cursor = (end < total).then(|| {
+        Cursor {
+            session: crate::page::session_hash("list"),
+            source: 0,
+            selection: key,
+            pos: Pos {
+                unit: end,
+                offset: 0,
+            },
+        }
+        .encode()
+    });
+    let rows: Vec<SessionRow> = rows
+        .into_iter()
+        .skip(offset)
+        .take(q.limit)
+        .map(|(entry, children)| SessionRow {
+            fingerprint: crate::fingerprint_text(&entry.file.path),
+            size: entry.file.size,
+            header: entry.header,
+            children,
+        })
+        .collect();
+    Ok(SessionList {
+        rows,
+        ids,
+        total,
+        offset,
+        hidden,
+        warnings,
+        next_cursor,
+    })
+}
+
+/// What a list cursor binds: every filter and the page size (not the position).
+fn query_key(q: &ListQuery, scope: &Scope) -> u64 {
+    let key = format!(
+        "{scope:?}|{:?}|{:?}|{:?}|{}",
+        q.provider, q.since, q.kind, q.limit
+    );
+    xxhash_rust::xxh3::xxh3_64(key.as_bytes())
+}
+
+type Row = (Entry, BTreeMap<&'static str, usize>);
+
+/// Applies the kind filter; by default folds non-main sessions under a listed parent and hides
+/// exec runs without one. Returns the rows and how many sessions were hidden.
+fn fold(entries: Vec<Entry>, kind: Option<KindFilter>) -> (Vec<Row>, usize) {
+    if let Some(k) = kind {
+        let rows = entries
+            .into_iter()
+            .filter(|e| k.accepts(&e.header))
+            .map(|entry| (entry, BTreeMap::new()))
+            .collect();
+        return (rows, 0);
+    }
+    // Roots are main sessions and exec runs (exec runs are hidden unless `--kind` asks);
+    // other kinds fold under a root of the same provider, or stand alone when it is not listed.
+    let is_root = |h: &Header| matches!(h.kind, SessionKind::Main | SessionKind::Exec);
+    let (roots, children): (Vec<Entry>, Vec<Entry>) =
+        entries.into_iter().partition(|e| is_root(&e.header));
+    let mut roots: Vec<Row> = roots
+        .into_iter()
+        .map(|entry| (entry, BTreeMap::new()))
+        .collect();
+    let mut orphans = Vec::new();
+    for child in children {
+        let h = &child.header;
+        let parent = roots.iter_mut().find(|(r, _)| {
+            r.header.provider == h.provider && h.parent.as_deref() == Some(&r.header.id)
+        });
+        match parent {
+            Some((_, kids)) => *kids.entry(h.kind.as_str()).or_default() += 1,
+            None => orphans.push(child),
+        }
+    }
+    let mut hidden = 0;
+    let mut rows: Vec<Row> = Vec::new();
+    for row in roots {
+        if row.0.header.kind == SessionKind::Exec {
+            hidden += 1 + row.1.values().sum::<usize>();
+        } else {
+            rows.push(row);
+        }
+    }
+    for entry in orphans {
+        rows.push((entry, BTreeMap::new()));
+    }
+    rows.sort_by(|a, b| {
+        b.0.header
+            .updated
+            .cmp(&a.0.header.updated)
+            .then_with(|| a.0.header.uri.cmp(&b.0.header.uri))
+    });
+    (rows, hidden)
+}

@@ -1,0 +1,148 @@
+//! One session's overview (S-C2, "layer 1"): its header, the stats gathered in one pass (events
+//! by kind, tools, failures, tokens, goal, final answer, last failure) and the fact card from
+//! `scry-facts` (files changed by group, commands, failures fixed later, commits, jobs, final
+//! state anchors), whose numbers agree with the ledgers. The events are held while the facts are
+//! computed (they pair calls with later results), so memory grows with the session.
+
+use scry_facts::overview::Overview as Card;
+use scry_facts::{overview_from, Facts};
+use scry_model::{Event, EventKind, Header, Session, Warning};
+use scry_source::EventSink;
+use serde::{Serialize, Serializer};
+use serde_json::{json, Map, Value};
+
+use crate::error::QueryResult;
+use crate::session_read::{self, FnSink};
+use crate::stats::Stats;
+use crate::{render, Availability, Context};
+
+/// A session's overview.
+#[derive(Debug)]
+pub struct Overview {
+    /// The header the overview was computed from.
+    pub header: Header,
+    /// Counts and snippets.
+    pub stats: Stats,
+    /// The fact card.
+    pub card: Card,
+    /// The source fingerprint (S-Q3).
+    pub fingerprint: String,
+    /// Live / persisted (S-Q1).
+    pub availability: Availability,
+}
+
+/// Reads session `reference` and computes its overview.
+pub fn overview(ctx: &Context, reference: &str) -> QueryResult<Overview> {
+    let opened = session_read::open(ctx, reference)?;
+    let fingerprint = crate::fingerprint_text(&opened.file.path);
+    let mut stats = Stats::default();
+    let mut events: Vec<Event> = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let header = {
+        let mut sink = FnSink {
+            on_event: |e: Event| {
+                events.push(e.clone());
+                stats.event(e);
+            },
+            on_warning: |w: Warning| warnings.push(w),
+        };
+        opened.stream(&mut sink)?
+    };
+    for w in warnings {
+        stats.warning(w);
+    }
+    let session = Session {
+        header,
+        events,
+        warnings: Vec::new(),
+    };
+    let facts = Facts::of(&session);
+    let card = overview_from(&session, &facts);
+    Ok(Overview {
+        header: session.header,
+        stats,
+        card,
+        fingerprint,
+        availability: opened.availability(),
+    })
+}
+
+/// The fact card as JSON: every count of the overview, and every write event (`writes`, the
+/// same rows as `files --group all`).
+fn card_json(o: &Card) -> Value {
+    json!({
+        "files": o.files,
+        "writes": o.writes,
+        "commands": o.commands,
+        "commands_failed": o.commands_failed,
+        "failures": o.failures,
+        "failures_fixed": o.failures_fixed,
+        "commits": o.commits,
+        "jobs": o.jobs,
+        "last_successful_command": o.last_successful_command,
+        "last_files_written": o.last_files_written,
+        "title_history": o.title_history,
+    })
+}
+
+impl Overview {
+    /// The JSON contract of `show --json`.
+    pub fn to_json(&self) -> Value {
+        let (h, st) = (&self.header, &self.stats);
+        let mut events = Map::new();
+        for k in EventKind::ALL {
+            events.insert(
+                k.as_str().into(),
+                json!(st.kinds.get(&k).copied().unwrap_or(0)),
+            );
+        }
+        events.insert("total".into(), json!(st.events()));
+        let tokens = st.tokens.map(|t| {
+            json!({
+                "input": t.input,
+                "output": t.output,
+                "cache_read": t.cache_read,
+                "cache_write": t.cache_write,
+                "reasoning": t.reasoning,
+                "total": t.total(),
+            })
+        });
+        let last_failure = st.last_failure.as_ref().map(|f| {
+            json!({
+                "seq": f.seq,
+                "event": f.seq + 1,
+                "tool": f.tool,
+                "args": f.args,
+                "exit_code": f.exit_code,
+                "output": f.output,
+            })
+        });
+        json!({
+            "session": render::header_json(h),
+            "fingerprint": self.fingerprint,
+            "stats": {
+                "turns": st.turns,
+                "events": events,
+                "tool_calls": st.tool_calls(),
+                "failures": st.failures,
+                "tools": st.tools,
+                "tokens": tokens,
+                "duration_ms": render::span_ms(h.created, h.updated),
+            },
+            "goal": st.goal,
+            "goal_truncated": st.goal_cut,
+            "answer": st.answer,
+            "answer_truncated": st.answer_cut,
+            "last_failure": last_failure,
+            "facts": card_json(&self.card),
+            "sources": h.sources,
+            "warnings": render::warnings_json(&st.warnings),
+        })
+    }
+}
+
+impl Serialize for Overview {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}

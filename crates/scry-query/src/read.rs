@@ -1,0 +1,388 @@
+//! Reading inside one session (S-C4, "layer 3", S-Q6 event windows): the visible dialogue of
+//! turns with a directory of their tool calls, events in full by number, by locator or by call
+//! id, an artifact file, or the raw source records — cut into pages of at most `max_chars`
+//! characters with a cursor bound to the session, the source fingerprint and the selection, so
+//! a cursor is refused once the source changed.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use scry_model::{ErrorCode, Header, Warning};
+use serde::{Serialize, Serializer};
+use serde_json::{json, Value};
+
+use crate::error::{QueryError, QueryResult};
+use crate::page::{self, chars, Cursor, Group, Pos, Slice, Unit};
+use crate::session_read::{self, Opened};
+use crate::turn_build::{self, Keep, TurnInfo, Want};
+use crate::{render, selection, Availability, Context};
+
+/// What to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selector {
+    /// Turn number or range: `3`, `2-4` (0 is the preamble).
+    Turns(String),
+    /// Events by 1-based number: `7`, `5-9`, `3,8,12` (at most 50).
+    Events(String),
+    /// The event(s) with this locator.
+    Locator(String),
+    /// The tool call and result with this call id.
+    Call(String),
+    /// An artifact file the session lists.
+    Artifact(String),
+}
+
+/// A read request; the fields are the CLI's `turn` arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadRequest {
+    /// Session reference (id, `provider:id`, unique prefix, or a file path).
+    pub id: String,
+    /// What to read.
+    pub selector: Selector,
+    /// The original source records instead of the normalized text.
+    pub raw: bool,
+    /// Page size in characters.
+    pub max_chars: usize,
+    /// Continue where a previous page stopped.
+    pub cursor: Option<String>,
+}
+
+impl ReadRequest {
+    /// A hash of what is selected (not the page size or output format).
+    fn selection_key(&self) -> u64 {
+        let (mut turns, mut event, mut locator, mut call, mut artifact) =
+            (None, None, None, None, None);
+        match &self.selector {
+            Selector::Turns(s) => turns = Some(s),
+            Selector::Events(s) => event = Some(s),
+            Selector::Locator(s) => locator = Some(s),
+            Selector::Call(s) => call = Some(s),
+            Selector::Artifact(s) => artifact = Some(s),
+        }
+        let key = format!(
+            "{turns:?}|{event:?}|{locator:?}|{call:?}|{artifact:?}|{}",
+            self.raw
+        );
+        xxhash_rust::xxh3::xxh3_64(key.as_bytes())
+    }
+}
+
+/// One page of a read.
+#[derive(Debug)]
+pub struct TurnPage {
+    /// The header it was computed from.
+    pub header: Header,
+    /// Every unit of the selection.
+    pub units: Vec<Unit>,
+    /// The part on this page.
+    pub slices: Vec<Slice>,
+    /// Heading facts per turn (turn reads only).
+    pub infos: BTreeMap<u32, TurnInfo>,
+    /// The cursor of the next page.
+    pub next_cursor: Option<String>,
+    /// Read warnings.
+    pub warnings: Vec<Warning>,
+    /// The page size.
+    pub max_chars: usize,
+    /// Whether units are grouped under turn headings (not for an artifact).
+    pub headings: bool,
+    /// Top-level extra JSON field (`artifact`).
+    pub extra: Option<(&'static str, Value)>,
+    /// The source fingerprint (S-Q3).
+    pub fingerprint: String,
+    /// Live / persisted (S-Q1).
+    pub availability: Availability,
+}
+
+/// Reads one page per `req`.
+pub fn read(ctx: &Context, req: &ReadRequest) -> QueryResult<TurnPage> {
+    if req.max_chars == 0 {
+        return Err(QueryError::usage(
+            ErrorCode::InvalidPageSize,
+            "--max-chars must be at least 1",
+        ));
+    }
+    let want = want(&req.selector)?;
+    let cursor = req.cursor.as_deref().map(Cursor::decode).transpose()?;
+    let opened = session_read::open(ctx, &req.id)?;
+    let fingerprint = crate::source_fingerprint(&opened.file.path);
+    let uri = format!("{}:{}", opened.file.provider, opened.file.id);
+    let selection = req.selection_key();
+    let start = match &cursor {
+        Some(c) => c.check(&uri, fingerprint, selection)?,
+        None => Pos::default(),
+    };
+    let (header, units, infos, warnings, extra) = match (&req.selector, want) {
+        (Selector::Artifact(path), _) => {
+            let (header, unit, extra) = artifact(&opened, path)?;
+            (header, vec![unit], BTreeMap::new(), Vec::new(), Some(extra))
+        }
+        (_, Some(want)) => {
+            let (header, units, infos, warnings) = events(&opened, want, req.raw)?;
+            (header, units, infos, warnings, None)
+        }
+        (_, None) => {
+            return Err(QueryError::usage(
+                ErrorCode::InvalidQuery,
+                "give a turn number, --event, --locator, --call or --artifact",
+            ))
+        }
+    };
+    let (slices, next) = page::page(&units, start, req.max_chars);
+    let next_cursor = next.map(|p| {
+        Cursor {
+            session: page::session_hash(&uri),
+            source: fingerprint,
+            selection,
+            pos: p,
+        }
+        .encode()
+    });
+    Ok(TurnPage {
+        header,
+        units,
+        slices,
+        infos,
+        next_cursor,
+        warnings,
+        max_chars: req.max_chars,
+        headings: !matches!(req.selector, Selector::Artifact(_)),
+        extra,
+        fingerprint: format!("{fingerprint:016x}"),
+        availability: opened.availability(),
+    })
+}
+
+/// The event window of S-Q6: event `event` (1-based) and `radius` events on each side, read in
+/// full (clipped to the session; at most 50 events).
+pub fn event_window(
+    ctx: &Context,
+    id: &str,
+    event: u32,
+    radius: u32,
+    max_chars: usize,
+) -> QueryResult<TurnPage> {
+    if event == 0 {
+        return Err(QueryError::usage(
+            ErrorCode::InvalidWindow,
+            "event numbers start at 1",
+        ));
+    }
+    let from = event.saturating_sub(radius).max(1);
+    let to = event.saturating_add(radius);
+    read(
+        ctx,
+        &ReadRequest {
+            id: id.to_string(),
+            selector: Selector::Events(format!("{from}-{to}")),
+            raw: false,
+            max_chars,
+            cursor: None,
+        },
+    )
+}
+
+fn want(selector: &Selector) -> QueryResult<Option<Want>> {
+    Ok(match selector {
+        Selector::Events(e) => Some(Want::Events(selection::parse_events(e)?)),
+        Selector::Locator(l) => Some(Want::Locator(l.trim().to_string())),
+        Selector::Call(c) => Some(Want::Call(c.trim().to_string())),
+        Selector::Turns(t) => Some(Want::Turns(selection::parse_turns(t)?)),
+        Selector::Artifact(_) => None,
+    })
+}
+
+type Built = (Header, Vec<Unit>, BTreeMap<u32, TurnInfo>, Vec<Warning>);
+
+fn events(opened: &Opened, want: Want, raw: bool) -> QueryResult<Built> {
+    let mut keep = Keep::new(want.clone());
+    let header = opened.stream(&mut keep)?;
+    let uri = &header.uri;
+    let mut kept = std::mem::take(&mut keep.events);
+    match &want {
+        Want::Turns(span) => {
+            let clipped = selection::clip_turns(*span, keep.max_turn, keep.has_preamble)?;
+            kept.retain(|e| clipped.contains(e.turn));
+        }
+        Want::Events(spans) => {
+            let seqs = selection::clip_events(spans, keep.total)?;
+            kept.retain(|e| seqs.binary_search(&e.seq).is_ok());
+        }
+        Want::Locator(l) if kept.is_empty() => {
+            return Err(QueryError::new(
+                ErrorCode::StaleLocator,
+                format!(
+                    "locator '{l}' matches no event of {uri}: the record was rewritten or the locator is wrong"
+                ),
+            ));
+        }
+        Want::Call(id) if kept.is_empty() => {
+            return Err(QueryError::new(
+                ErrorCode::EventNotFound,
+                format!("no tool call or result with call id '{id}' in {uri}"),
+            ));
+        }
+        _ => {}
+    }
+    let infos = match want {
+        Want::Turns(_) => turn_build::turn_infos(&kept),
+        _ => BTreeMap::new(),
+    };
+    let units = if raw {
+        turn_build::raw_units(&header, &kept)
+    } else if matches!(want, Want::Turns(_)) {
+        turn_build::dialogue_units(&kept)
+    } else {
+        turn_build::full_units(&kept)
+    };
+    Ok((header, units, infos, keep.warnings))
+}
+
+fn artifact(opened: &Opened, wanted: &str) -> QueryResult<(Header, Unit, (&'static str, Value))> {
+    let source = opened.catalog.source(opened.file.provider)?;
+    let header = source
+        .scan_header(&opened.file)
+        .map_err(|e| QueryError::new(ErrorCode::CorruptSession, e.to_string()))?;
+    let matches: Vec<&String> = header
+        .artifacts
+        .iter()
+        .filter(|a| {
+            a.as_str() == wanted
+                || a.ends_with(&format!("/{wanted}"))
+                || Path::new(a).file_name().is_some_and(|n| n == wanted)
+        })
+        .collect();
+    // Several matches (a recorded path and the file on this disk, say): keep those that exist.
+    let resolve = |a: &str| match Path::new(a) {
+        p if p.is_absolute() => p.to_path_buf(),
+        p => opened
+            .file
+            .path
+            .parent()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|| p.to_path_buf()),
+    };
+    let matches = if matches.len() > 1 {
+        let existing: Vec<&String> = matches
+            .iter()
+            .copied()
+            .filter(|a| resolve(a).is_file())
+            .collect();
+        if existing.is_empty() {
+            matches
+        } else {
+            existing
+        }
+    } else {
+        matches
+    };
+    let path = match matches.as_slice() {
+        [one] => (*one).clone(),
+        [] => {
+            let known = if header.artifacts.is_empty() {
+                "the session lists no artifacts".to_string()
+            } else {
+                format!("artifacts: {}", header.artifacts.join(", "))
+            };
+            return Err(QueryError::new(
+                ErrorCode::EventNotFound,
+                format!("no artifact '{wanted}' in {} ({known})", header.uri),
+            ));
+        }
+        many => {
+            return Err(QueryError::ambiguous(
+                format!(
+                    "artifact '{wanted}' is ambiguous: {}",
+                    many.iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                many.iter().map(|s| s.to_string()).collect(),
+            ))
+        }
+    };
+    let full = resolve(&path);
+    let bytes = std::fs::read(&full).map_err(|e| {
+        QueryError::new(
+            ErrorCode::CorruptSession,
+            format!("cannot read artifact {}: {e}", full.display()),
+        )
+    })?;
+    let unit = Unit {
+        turn: 0,
+        group: Group::Events,
+        head: format!("artifact {}", full.display()),
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+        json: json!({ "path": full }),
+    };
+    let extra = ("artifact", json!({ "path": full, "bytes": bytes.len() }));
+    Ok((header, unit, extra))
+}
+
+impl TurnPage {
+    /// The JSON contract of `turn --json`: `{"session", "fingerprint", "turns": [{"number",
+    /// "events": […], "tools": […]}], "next_cursor", "truncated", "warnings"}`.
+    pub fn to_json(&self) -> Value {
+        let mut turns: Vec<Value> = Vec::new();
+        let mut current: Option<u32> = None;
+        for sl in &self.slices {
+            let Some(u) = self.units.get(sl.unit) else {
+                continue;
+            };
+            if current != Some(u.turn) {
+                current = Some(u.turn);
+                let mut t = json!({ "number": u.turn, "events": [], "tools": [] });
+                if let Some(info) = self.infos.get(&u.turn) {
+                    t["first_event"] = json!(info.first + 1);
+                    t["last_event"] = json!(info.last + 1);
+                    t["time"] = json!(info.start);
+                    t["tool_calls"] = json!(info.calls);
+                    t["failures"] = json!(info.failures);
+                    t["not_shown"] = json!(info.hidden);
+                }
+                turns.push(t);
+            }
+            let Some(t) = turns.last_mut() else { continue };
+            let mut item = u.json.clone();
+            match u.group {
+                Group::Events => {
+                    let len = u.body_len();
+                    item["text"] = json!(chars(&u.body, sl.from, sl.to));
+                    if sl.from > 0 || sl.to < len {
+                        item["text_from"] = json!(sl.from);
+                        item["text_to"] = json!(sl.to);
+                        item["text_len"] = json!(len);
+                        item["truncated"] = json!(sl.to < len);
+                    }
+                    if let Some(a) = t["events"].as_array_mut() {
+                        a.push(item);
+                    }
+                }
+                Group::Tools => {
+                    if let Some(a) = t["tools"].as_array_mut() {
+                        a.push(item);
+                    }
+                }
+            }
+        }
+        let mut out = json!({
+            "session": render::header_json(&self.header),
+            "fingerprint": self.fingerprint,
+            "turns": turns,
+            "next_cursor": self.next_cursor,
+            "truncated": self.next_cursor.is_some(),
+            "warnings": render::warnings_json(&self.warnings),
+        });
+        if let Some((k, val)) = &self.extra {
+            out[*k] = val.clone();
+        }
+        out
+    }
+}
+
+impl Serialize for TurnPage {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}

@@ -1,0 +1,313 @@
+//! Search (S-C5, S-S1…S-S5, S-Q5): a [`SearchQuery`] (the CLI's flags) becomes one
+//! [`SearchRequest`] that runs against the index (after refreshing the sessions in scope) or,
+//! with `--no-index` or an unusable index, through [`search_direct`] over directly parsed
+//! sessions — same answer. Two scopes: across sessions (grouped, ranked by the best event), and
+//! within one session (`session`), which also returns that session's header even with zero
+//! hits. The JSON leaves out the `plan` (how the index answered) so indexed and direct output
+//! are identical.
+
+use scry_model::{ErrorCode, EventKind, Header, Session, Timestamp};
+use scry_source::SourceFile;
+use scry_store::{
+    search_direct, Area, Caller, SearchMode, SearchRequest, SearchResponse, SessionFilter,
+    SortOrder, TermsOperator, TimeRange,
+};
+use serde::{Serialize, Serializer};
+use serde_json::{json, Value};
+
+use crate::catalog::Catalog;
+use crate::error::{QueryError, QueryResult};
+use crate::filter::{self, Scope};
+use crate::{indexed, render, Context};
+
+/// A search; the fields are the CLI's flags.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchQuery {
+    /// A literal string (spaces are not split), or a regex with `regex`.
+    pub query: String,
+    /// Read the query as a Rust regex.
+    pub regex: bool,
+    /// Match case exactly (default: Unicode case-insensitive).
+    pub case: bool,
+    /// Several literal terms as a JSON array of strings, combined by `operator`.
+    pub terms: Option<String>,
+    /// How terms combine within one event.
+    pub operator: TermsOperator,
+    /// Which content.
+    pub area: Area,
+    /// Only these event kinds (comma-separated).
+    pub kind: Option<String>,
+    /// Directory subtree (a path, `cwd`, `global`); default: every directory.
+    pub scope: Option<String>,
+    /// Every directory.
+    pub global: bool,
+    /// Only sessions updated since then.
+    pub since: Option<String>,
+    /// Only these providers (comma-separated).
+    pub provider: Option<String>,
+    /// Only this session (the within-session scope).
+    pub session: Option<String>,
+    /// Sessions per page.
+    pub limit: usize,
+    /// Hits shown per session.
+    pub max_hits: usize,
+    /// Characters of context on each side of a match.
+    pub context: usize,
+    /// Order of the sessions.
+    pub sort: SortOrder,
+    /// Show scry's own echoes instead of folding them.
+    pub include_self: bool,
+    /// Continue after a previous page.
+    pub cursor: Option<String>,
+}
+
+impl Default for SearchQuery {
+    fn default() -> Self {
+        SearchQuery {
+            query: String::new(),
+            regex: false,
+            case: false,
+            terms: None,
+            operator: TermsOperator::And,
+            area: Area::Dialogue,
+            kind: None,
+            scope: None,
+            global: false,
+            since: None,
+            provider: None,
+            session: None,
+            limit: 20,
+            max_hits: 5,
+            context: 60,
+            sort: SortOrder::Relevance,
+            include_self: false,
+            cursor: None,
+        }
+    }
+}
+
+/// The answer to a search.
+#[derive(Debug, Clone)]
+pub struct SearchResult {
+    /// The engine's response (headers as stored; the JSON normalizes them).
+    pub response: SearchResponse,
+    /// The session of a within-session search (present even with zero hits).
+    pub session: Option<Header>,
+    /// Source fingerprint of each session in `response.sessions`, in order (S-Q3).
+    pub fingerprints: Vec<String>,
+}
+
+impl SearchResult {
+    /// The JSON contract of `search --json`.
+    pub fn to_json(&self) -> Value {
+        let r = &self.response;
+        let sessions: Vec<Value> = r
+            .sessions
+            .iter()
+            .zip(&self.fingerprints)
+            .map(|(s, fp)| {
+                json!({
+                    "session": render::header_json(&indexed::normalize(s.header.clone())),
+                    "fingerprint": fp,
+                    "score": s.score,
+                    "hit_count": s.hit_count,
+                    "hits": s.hits,
+                    "has_more_hits": s.has_more_hits,
+                })
+            })
+            .collect();
+        let mut out = json!({
+            "sessions": sessions,
+            "total_matches": r.total_matches,
+            "total_sessions": r.total_sessions,
+            "self_folded": r.self_folded,
+            "next_cursor": r.next_cursor,
+        });
+        if let Some(h) = &self.session {
+            out["session"] = render::header_json(&indexed::normalize(h.clone()));
+        }
+        out
+    }
+}
+
+impl Serialize for SearchResult {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+/// Runs a search.
+pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
+    let providers = filter::providers(q.provider.as_deref())?;
+    let catalog = Catalog::discover(&ctx.env, &providers);
+    let mut req = request(ctx, q, &providers)?;
+    let scope = Scope::parse(q.scope.as_deref(), q.global, &ctx.cwd, true, !ctx.demo)?;
+    let files: Vec<SourceFile> = match &q.session {
+        Some(id) => vec![catalog.resolve(id)?],
+        None => catalog
+            .files
+            .iter()
+            .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
+            .cloned()
+            .collect(),
+    };
+    let mut session = None;
+    if let Some(first) = files.first().filter(|_| q.session.is_some()) {
+        // The session's uri and header from a header scan.
+        let (entries, _) = catalog.scan(&[first]);
+        if let Some(e) = entries.into_iter().next() {
+            req.filter.uris = vec![e.header.uri.clone()];
+            session = Some(e.header);
+        }
+    }
+    let mut resp = None;
+    if let Some(mut store) = indexed::open(ctx) {
+        if indexed::refresh(&mut store, catalog.sources(), &files) {
+            req.filter.live = Some(true);
+            match store.search(&req) {
+                Ok(r) => resp = Some(r),
+                Err(e) => return Err(with_query(store_error(&e), &req)),
+            }
+        }
+    }
+    let response = match resp {
+        Some(r) => r,
+        None => {
+            req.filter.live = Some(true);
+            let sessions = parse_all(&catalog, &files);
+            search_direct(&sessions, &req).map_err(|e| with_query(store_error(&e), &req))?
+        }
+    };
+    let fingerprints = response
+        .sessions
+        .iter()
+        .map(|s| {
+            s.header
+                .sources
+                .first()
+                .map(|p| crate::fingerprint_text(p))
+                .unwrap_or_default()
+        })
+        .collect();
+    Ok(SearchResult {
+        response,
+        session,
+        fingerprints,
+    })
+}
+
+/// Maps a store error onto a query error on one line: the regex engine's multi-line message
+/// keeps its last line, the reason.
+fn store_error(e: &scry_store::StoreError) -> QueryError {
+    let msg = e.to_string();
+    let msg = match msg.lines().count() {
+        0 | 1 => msg,
+        _ => {
+            let reason = msg.lines().last().unwrap_or_default().trim();
+            let first = msg.lines().next().unwrap_or_default().trim();
+            format!("{first} {}", reason.trim_start_matches("error: "))
+        }
+    };
+    QueryError::new(e.code(), msg)
+}
+
+/// Names the offending query in an invalid-query error.
+fn with_query(mut e: QueryError, req: &SearchRequest) -> QueryError {
+    if e.code == ErrorCode::InvalidQuery && req.mode == SearchMode::Regex {
+        e.message = e.message.replacen(
+            "invalid query:",
+            &format!("invalid regex '{}':", req.query),
+            1,
+        );
+    }
+    e
+}
+
+fn request(
+    ctx: &Context,
+    q: &SearchQuery,
+    providers: &[scry_model::ProviderId],
+) -> QueryResult<SearchRequest> {
+    let mut req = match &q.terms {
+        Some(json) => {
+            let terms: Vec<String> = serde_json::from_str(json).map_err(|e| {
+                QueryError::usage(
+                    ErrorCode::InvalidQuery,
+                    format!("--terms '{json}' is not a JSON array of strings: {e}"),
+                )
+            })?;
+            SearchRequest::terms(terms, q.operator)
+        }
+        None if q.regex => SearchRequest::regex(q.query.clone()),
+        None => SearchRequest::literal(q.query.clone()),
+    };
+    if req.mode != SearchMode::Terms && req.query.is_empty() {
+        return Err(QueryError::usage(
+            ErrorCode::InvalidQuery,
+            "the search query is empty",
+        ));
+    }
+    req.case_sensitive = q.case;
+    req.area = q.area;
+    if let Some(kinds) = &q.kind {
+        for k in kinds.split(',').map(str::trim) {
+            let kind = EventKind::parse(k).ok_or_else(|| {
+                QueryError::usage(
+                    ErrorCode::InvalidFilter,
+                    format!("unknown event kind '{k}'"),
+                )
+            })?;
+            req.kinds.push(kind);
+        }
+    }
+    let now = Timestamp::now();
+    let scope = Scope::parse(q.scope.as_deref(), q.global, &ctx.cwd, true, !ctx.demo)?;
+    req.filter = SessionFilter {
+        providers: providers.to_vec(),
+        cwd_under: match scope {
+            Scope::Global => None,
+            Scope::Under(forms) => forms.into_iter().next(),
+        },
+        updated: match &q.since {
+            Some(s) => TimeRange::since(filter::since(s, now)?),
+            None => TimeRange::default(),
+        },
+        ..SessionFilter::default()
+    };
+    req.limit = q.limit;
+    req.max_hits = q.max_hits;
+    req.context = q.context;
+    req.sort = q.sort;
+    req.cursor.clone_from(&q.cursor);
+    req.include_self = q.include_self;
+    // Self-echo (S-S4): the caller's live session when it names itself in SCRY_CALLER
+    // (`provider:id`); no agent exports its session id to tools in a documented variable.
+    req.caller = ctx
+        .env
+        .var("SCRY_CALLER")
+        .filter(|u| !u.is_empty())
+        .map(|uri| Caller {
+            uri: uri.to_string(),
+            now,
+        });
+    Ok(req)
+}
+
+/// Parses every file directly (`--no-index`); a source that cannot be read is skipped, as the
+/// index skips (and reports at `index`) a source it cannot parse.
+fn parse_all(catalog: &Catalog, files: &[SourceFile]) -> Vec<Session> {
+    let mut out = Vec::new();
+    for file in files {
+        let Ok(source) = catalog.source(file.provider) else {
+            continue;
+        };
+        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| source.parse(file)));
+        if let Ok(Ok(mut s)) = parsed {
+            if s.header.sources.is_empty() {
+                s.header.sources.push(file.path.clone());
+            }
+            out.push(s);
+        }
+    }
+    out
+}

@@ -1,0 +1,184 @@
+//! The turn directory of one session (S-C3, "layer 2"): per turn its time, duration, event
+//! range, tool calls and failures, commands and file writes, what the user said and what the
+//! agent answered (first characters), and a status with evidence (S-F5).
+
+use std::collections::BTreeMap;
+
+use scry_facts::{turn_summaries, Facts, TurnSummary};
+use scry_model::{Event, EventKind, Header, Session, Timestamp, Warning};
+use serde::{Serialize, Serializer};
+use serde_json::{json, Value};
+
+use crate::error::QueryResult;
+use crate::session_read::{self, FnSink};
+use crate::{render, Availability, Context};
+
+/// Characters kept of a prompt or an answer per turn for JSON (which says `prompt_truncated` /
+/// `answer_truncated` when cut; a turn read gives the whole text).
+pub const KEEP_JSON: usize = 1000;
+/// Characters kept for text output, which shows a first line and two lines at most.
+pub const KEEP_TEXT: usize = 300;
+
+/// The first `max` characters of `text`, and whether it was cut.
+fn keep(text: &str, max: usize) -> (String, bool) {
+    let mut it = text.chars();
+    let kept: String = it.by_ref().take(max).collect();
+    (kept, it.next().is_some())
+}
+
+/// One turn's summary.
+#[derive(Debug, Default, Clone)]
+pub struct TurnRow {
+    /// Turn number (0 = the preamble).
+    pub number: u32,
+    /// First seq (0-based).
+    pub first: u32,
+    /// Last seq (0-based).
+    pub last: u32,
+    /// Earliest event time.
+    pub start: Option<Timestamp>,
+    /// Latest event time.
+    pub end: Option<Timestamp>,
+    /// Tool calls.
+    pub tool_calls: u64,
+    /// Failed tool results.
+    pub failures: u64,
+    /// Events in the turn.
+    pub events: u64,
+    /// The prompt (kept characters) and whether it was cut.
+    pub prompt: Option<(String, bool)>,
+    /// The last answer (kept characters) and whether it was cut.
+    pub answer: Option<(String, bool)>,
+}
+
+impl TurnRow {
+    fn add(&mut self, e: &Event, max: usize) {
+        self.last = e.seq;
+        self.events += 1;
+        if let Some(t) = e.time {
+            self.start = Some(self.start.map_or(t, |s| s.min(t)));
+            self.end = Some(self.end.map_or(t, |s| s.max(t)));
+        }
+        match e.kind {
+            EventKind::User if self.prompt.is_none() => {
+                self.prompt = Some(keep(&e.text, max));
+            }
+            EventKind::Assistant if !e.text.trim().is_empty() => {
+                self.answer = Some(keep(&e.text, max));
+            }
+            EventKind::ToolCall => self.tool_calls += 1,
+            EventKind::ToolResult if e.is_failure() => self.failures += 1,
+            _ => {}
+        }
+    }
+}
+
+/// A session's turn directory.
+#[derive(Debug)]
+pub struct TurnsDir {
+    /// The header it was computed from.
+    pub header: Header,
+    /// One row per turn.
+    pub rows: Vec<TurnRow>,
+    /// Status, commands and writes per turn number.
+    pub sums: BTreeMap<u32, TurnSummary>,
+    /// Read warnings.
+    pub warnings: Vec<Warning>,
+    /// The source fingerprint (S-Q3).
+    pub fingerprint: String,
+    /// Live / persisted (S-Q1).
+    pub availability: Availability,
+}
+
+/// Reads session `reference` into its turn directory, keeping `keep_chars` characters of each
+/// prompt and answer ([`KEEP_JSON`] for the JSON contract).
+pub fn turns(ctx: &Context, reference: &str, keep_chars: usize) -> QueryResult<TurnsDir> {
+    let opened = session_read::open(ctx, reference)?;
+    let fingerprint = crate::fingerprint_text(&opened.file.path);
+    let mut rows: Vec<TurnRow> = Vec::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let mut events: Vec<Event> = Vec::new();
+    let header = {
+        let mut sink = FnSink {
+            on_event: |e: Event| {
+                events.push(e.clone());
+                if rows.last().is_none_or(|r| r.number != e.turn) {
+                    rows.push(TurnRow {
+                        number: e.turn,
+                        first: e.seq,
+                        ..TurnRow::default()
+                    });
+                }
+                if let Some(r) = rows.last_mut() {
+                    r.add(&e, keep_chars);
+                }
+            },
+            on_warning: |w| warnings.push(w),
+        };
+        opened.stream(&mut sink)?
+    };
+    // Status with evidence (S-F5) and the per-turn ledger counts need the whole session.
+    let session = Session {
+        header,
+        events,
+        warnings: Vec::new(),
+    };
+    let facts = Facts::of(&session);
+    let sums: BTreeMap<u32, TurnSummary> = turn_summaries(&session, &facts)
+        .into_iter()
+        .map(|t| (t.turn, t))
+        .collect();
+    Ok(TurnsDir {
+        header: session.header,
+        rows,
+        sums,
+        warnings,
+        fingerprint,
+        availability: opened.availability(),
+    })
+}
+
+impl TurnsDir {
+    /// The JSON contract of `turns --json`.
+    pub fn to_json(&self) -> Value {
+        let sums = &self.sums;
+        let turns: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "number": r.number,
+                    "start": r.first,
+                    "end": r.last,
+                    "first_event": r.first + 1,
+                    "last_event": r.last + 1,
+                    "events": r.events,
+                    "time": r.start,
+                    "end_time": r.end,
+                    "duration_ms": render::span_ms(r.start, r.end),
+                    "tool_calls": r.tool_calls,
+                    "failures": r.failures,
+                    "prompt": r.prompt.as_ref().map(|p| &p.0),
+                    "prompt_truncated": r.prompt.as_ref().is_some_and(|p| p.1),
+                    "answer": r.answer.as_ref().map(|a| &a.0),
+                    "answer_truncated": r.answer.as_ref().is_some_and(|a| a.1),
+                    "file_writes": sums.get(&r.number).map_or(0, |t| t.file_writes),
+                    "commands": sums.get(&r.number).map_or(0, |t| t.commands),
+                    "status": sums.get(&r.number).map(|t| &t.status),
+                })
+            })
+            .collect();
+        json!({
+            "session": render::header_json(&self.header),
+            "fingerprint": self.fingerprint,
+            "turns": turns,
+            "warnings": render::warnings_json(&self.warnings),
+        })
+    }
+}
+
+impl Serialize for TurnsDir {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}

@@ -1,0 +1,355 @@
+//! The HTTP JSON API (S-H1) as an [`axum::Router`]: `scry serve` runs it alone, `scry web`
+//! mounts it beside its page. Every route answers from the query API (or, for the ledgers and
+//! the graph, from the CLI command with `--json`), so bodies are exactly what the CLI prints.
+//!
+//! Guards, in order: the `Host` header must name this server (DNS rebinding: a foreign page
+//! that resolves its own name to 127.0.0.1 still sends that name); only GET / HEAD (405 with
+//! `Allow` otherwise); a bearer token, when configured, compared in constant time. Errors are
+//! `{"error": {"code", "message", "candidates"}}` with the closed codes of S-Q7 and a fitting
+//! status. Each request is logged on stderr as method, path, status and time — never the query
+//! string or any session text. Session text is redacted (S-R3) unless the server reveals it.
+
+pub mod openapi;
+mod routes;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use scry_model::ErrorCode;
+use scry_query::QueryError;
+use serde_json::Value;
+
+/// How the API answers.
+#[derive(Debug, Clone, Default)]
+pub struct ApiOptions {
+    /// Required bearer token (`Authorization: Bearer <token>`); `None` = no token.
+    pub token: Option<String>,
+    /// Show session text unredacted (only ever set for a loopback bind).
+    pub reveal: bool,
+    /// Host names (without port) the `Host` header may carry; empty = any (a server bound to
+    /// every interface behind a token).
+    pub allowed_hosts: Vec<String>,
+    /// Log each request on stderr.
+    pub log: bool,
+}
+
+impl ApiOptions {
+    /// Options for a server bound to `ip` (as given on the command line as `host`): the loopback
+    /// names and the given host are accepted in the `Host` header; an unspecified address
+    /// (0.0.0.0, ::) accepts any, since it then requires a token.
+    pub fn for_bind(host: &str, ip: IpAddr, token: Option<String>, reveal: bool) -> Self {
+        let allowed_hosts = if ip.is_unspecified() {
+            Vec::new()
+        } else {
+            let mut names: Vec<String> = ["localhost", "127.0.0.1", "::1"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            for n in [host.to_ascii_lowercase(), ip.to_string()] {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            names
+        };
+        ApiOptions {
+            token,
+            reveal,
+            allowed_hosts,
+            log: true,
+        }
+    }
+}
+
+/// What every handler shares.
+#[derive(Debug)]
+pub struct Api {
+    /// Where sessions are read from.
+    pub ctx: scry_query::Context,
+    /// How to answer.
+    pub opts: ApiOptions,
+}
+
+/// The API router for `ctx`: every route of [`openapi::ROUTES`] behind the guards, without a
+/// fallback (so it can be merged beside other routes; `scry serve` adds a JSON 404). This is the
+/// entry `scry web` mounts beside its page.
+#[allow(dead_code)]
+pub fn api_router(ctx: scry_query::Context, opts: ApiOptions) -> Router {
+    let api = Arc::new(Api { ctx, opts });
+    guarded(routes::routes(api.clone()), api)
+}
+
+/// The whole `scry serve` app: the API plus a JSON 404 for unknown paths, all behind the guards.
+pub fn serve_router(ctx: scry_query::Context, opts: ApiOptions) -> Router {
+    let api = Arc::new(Api { ctx, opts });
+    let app = routes::routes(api.clone()).fallback(not_found);
+    guarded(app, api)
+}
+
+fn guarded(app: Router, api: Arc<Api>) -> Router {
+    app.layer(middleware::from_fn_with_state(api, guard))
+}
+
+async fn not_found(req: Request) -> Response {
+    error_response(&QueryError::new(
+        ErrorCode::InvalidQuery,
+        format!("no such route: {} (see /openapi.json)", req.uri().path()),
+    ))
+    .with_status(StatusCode::NOT_FOUND)
+}
+
+/// Host check, method check, token check, then the handler; logs the outcome.
+async fn guard(State(api): State<Arc<Api>>, req: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    let resp = match check(&api, &req) {
+        Some(refused) => refused,
+        None => next.run(req).await,
+    };
+    if api.opts.log {
+        eprintln!(
+            "{method} {path} {} {:.1}ms",
+            resp.status().as_u16(),
+            start.elapsed().as_secs_f64() * 1000.0
+        );
+    }
+    resp
+}
+
+fn check(api: &Api, req: &Request) -> Option<Response> {
+    if !host_allowed(&api.opts.allowed_hosts, req) {
+        return Some(
+            error_response(&QueryError::new(
+                ErrorCode::InvalidQuery,
+                "the Host header does not name this server (DNS rebinding guard)",
+            ))
+            .with_status(StatusCode::FORBIDDEN),
+        );
+    }
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut r = error_response(&QueryError::new(
+            ErrorCode::InvalidQuery,
+            format!(
+                "{} is not allowed: the API is read-only (GET)",
+                req.method()
+            ),
+        ))
+        .with_status(StatusCode::METHOD_NOT_ALLOWED);
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return Some(r);
+    }
+    if let Some(token) = &api.opts.token {
+        let given = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        if !constant_time_eq(given.trim().as_bytes(), token.as_bytes()) {
+            let mut r = error_response(&QueryError::new(
+                ErrorCode::InvalidQuery,
+                "missing or wrong bearer token (Authorization: Bearer <token>)",
+            ))
+            .with_status(StatusCode::UNAUTHORIZED);
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"scry\""),
+            );
+            return Some(r);
+        }
+    }
+    None
+}
+
+/// Whether the `Host` header names an allowed host (any port). A request without one is
+/// refused unless every host is allowed.
+fn host_allowed(allowed: &[String], req: &Request) -> bool {
+    if allowed.is_empty() {
+        return true;
+    }
+    let Some(host) = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let host = host.trim().to_ascii_lowercase();
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map_or(host.as_str(), |(n, port)| {
+            if port.chars().all(|c| c.is_ascii_digit()) {
+                n
+            } else {
+                host.as_str()
+            }
+        })
+    };
+    allowed.iter().any(|a| a == name)
+}
+
+/// Compares two byte strings in time that depends only on the expected length.
+pub fn constant_time_eq(given: &[u8], expected: &[u8]) -> bool {
+    let mut diff = u8::from(given.len() != expected.len());
+    for (i, e) in expected.iter().enumerate() {
+        let g = given.get(i).copied().unwrap_or(0);
+        diff |= g ^ e;
+    }
+    diff == 0
+}
+
+/// A response with a changed status.
+trait WithStatus {
+    fn with_status(self, status: StatusCode) -> Response;
+}
+
+impl WithStatus for Response {
+    fn with_status(mut self, status: StatusCode) -> Response {
+        *self.status_mut() = status;
+        self
+    }
+}
+
+/// A JSON body with the no-store / no-sniff headers.
+pub fn json_response(status: StatusCode, v: &Value) -> Response {
+    let mut body = serde_json::to_string(v).unwrap_or_else(|_| "null".into());
+    body.push('\n');
+    let mut r = (status, Body::from(body)).into_response();
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    r
+}
+
+/// The JSON error with the status that fits its code.
+pub fn error_response(e: &QueryError) -> Response {
+    let status = StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    json_response(status, &e.to_json())
+}
+
+/// Keys whose string values are identifiers, paths, times or cursors — never session text — and
+/// are left as they are by redaction (a uuid must not turn into `[redacted:high_entropy]`).
+const NOT_TEXT: &[&str] = &[
+    "uri",
+    "id",
+    "ref",
+    "locator",
+    "call_id",
+    "next_cursor",
+    "cursor",
+    "fingerprint",
+    "sources",
+    "source",
+    "path",
+    "file",
+    "cwd",
+    "parent",
+    "candidates",
+    "provider",
+    "kind",
+    "subtype",
+    "field",
+    "created",
+    "updated",
+    "time",
+    "end_time",
+    "model",
+    "models",
+    "root",
+    "ancestors",
+    "descendants",
+    "unresolved_parent",
+    "to",
+    "from",
+    "code",
+    "index",
+    "git_commit",
+    "git_branch",
+    "artifacts",
+    "agent_version",
+    "handle",
+];
+
+/// Redacts session text in `v` in place (S-R3): every string except those under [`NOT_TEXT`]
+/// keys goes through `scry_redact`. Returns how many spans were redacted.
+pub fn redact(v: &mut Value) -> usize {
+    match v {
+        Value::String(s) => {
+            let (out, found) = scry_redact::redact(s);
+            let n = found.len();
+            if n > 0 {
+                *s = out.into_owned();
+            }
+            n
+        }
+        Value::Array(items) => items.iter_mut().map(redact).sum(),
+        Value::Object(map) => map
+            .iter_mut()
+            .filter(|(k, _)| !NOT_TEXT.contains(&k.as_str()))
+            .map(|(_, v)| redact(v))
+            .sum(),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_compare_whole() {
+        assert!(constant_time_eq(b"secret", b"secret"));
+        assert!(!constant_time_eq(b"secreT", b"secret"));
+        assert!(!constant_time_eq(b"secret-longer", b"secret"));
+        assert!(!constant_time_eq(b"", b"secret"));
+    }
+
+    #[test]
+    fn hosts_are_names_without_port() {
+        let allowed = ApiOptions::for_bind("127.0.0.1", "127.0.0.1".parse().unwrap(), None, false)
+            .allowed_hosts;
+        let req = |h: &str| {
+            Request::builder()
+                .uri("/health")
+                .header("host", h)
+                .body(Body::empty())
+                .unwrap()
+        };
+        assert!(host_allowed(&allowed, &req("127.0.0.1:7777")));
+        assert!(host_allowed(&allowed, &req("LOCALHOST:80")));
+        assert!(host_allowed(&allowed, &req("[::1]:7777")));
+        assert!(!host_allowed(&allowed, &req("evil.example:7777")));
+        assert!(!host_allowed(&allowed, &req("127.0.0.1.evil.example")));
+    }
+
+    #[test]
+    fn redaction_keeps_identifiers() {
+        let mut v = serde_json::json!({
+            "session": {"uri": "claude:4f1c2a9e-7b3d-4c8e-9a21-5d6e7f809a1b", "title": "x"},
+            "text": "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH",
+        });
+        assert!(redact(&mut v) >= 1);
+        assert_eq!(
+            v["session"]["uri"],
+            "claude:4f1c2a9e-7b3d-4c8e-9a21-5d6e7f809a1b"
+        );
+        assert!(v["text"].as_str().unwrap().contains("[redacted:"));
+    }
+}

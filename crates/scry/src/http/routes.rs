@@ -1,0 +1,439 @@
+//! The handlers of the HTTP API: query parameters (named like the CLI flags) become a query of
+//! `scry_query`, run on the blocking pool, and the result's JSON — the CLI's `--json` — is the
+//! body, redacted unless the server reveals session text. The ledgers and the graph run the
+//! CLI command itself with `--json` (parsed by the CLI's own grammar), so they cannot drift.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::get;
+use axum::Router;
+use clap::Parser;
+use scry_model::ErrorCode;
+use scry_query::{
+    turns::KEEP_JSON, KindFilter, ListQuery, QueryError, QueryResult, ReadRequest, SearchQuery,
+    Selector,
+};
+use scry_store::{Area, SortOrder, TermsOperator};
+use serde_json::{json, Value};
+
+use super::openapi::{self, Route};
+use super::{error_response, json_response, Api};
+
+/// The query parameters of one request, checked against the route's list.
+struct Params(Vec<(String, String)>);
+
+impl Params {
+    fn checked(
+        route: &Route,
+        raw: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    ) -> QueryResult<Params> {
+        let Query(pairs) = raw.map_err(|e| {
+            QueryError::usage(ErrorCode::InvalidQuery, format!("bad query string: {e}"))
+        })?;
+        for (k, _) in &pairs {
+            if !route.params.iter().any(|p| p.name == k) {
+                let known: Vec<&str> = route.params.iter().map(|p| p.name).collect();
+                return Err(QueryError::usage(
+                    ErrorCode::InvalidQuery,
+                    format!(
+                        "unknown parameter '{k}' for {} (accepted: {})",
+                        route.path,
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    ),
+                ));
+            }
+        }
+        Ok(Params(pairs))
+    }
+
+    fn get(&self, name: &str) -> Option<String> {
+        self.0
+            .iter()
+            .find(|(k, v)| k == name && !v.is_empty())
+            .map(|(_, v)| v.clone())
+    }
+
+    fn flag(&self, name: &str) -> QueryResult<bool> {
+        match self
+            .0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+        {
+            None | Some("false" | "0" | "no") => Ok(false),
+            Some("" | "true" | "1" | "yes") => Ok(true),
+            Some(v) => Err(QueryError::usage(
+                ErrorCode::InvalidQuery,
+                format!("parameter '{name}' must be true or false, not '{v}'"),
+            )),
+        }
+    }
+
+    fn num(&self, name: &str, default: usize) -> QueryResult<usize> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(v) => v.parse().map_err(|_| {
+                QueryError::usage(
+                    ErrorCode::InvalidQuery,
+                    format!("parameter '{name}' must be a number, not '{v}'"),
+                )
+            }),
+        }
+    }
+}
+
+type Raw = Result<Query<Vec<(String, String)>>, QueryRejection>;
+type Id = Result<Path<String>, PathRejection>;
+
+/// Runs `f` on the blocking pool and turns its outcome into a response.
+async fn answer<F>(api: Arc<Api>, path: &'static str, raw: Raw, f: F) -> Response
+where
+    F: FnOnce(&Api, &Params) -> QueryResult<Value> + Send + 'static,
+{
+    let Some(route) = openapi::route(path) else {
+        return error_response(&QueryError::new(
+            ErrorCode::Aborted,
+            "route not in the table",
+        ));
+    };
+    let params = match Params::checked(route, raw) {
+        Ok(p) => p,
+        Err(e) => return error_response(&e),
+    };
+    let reveal = api.opts.reveal;
+    let joined = tokio::task::spawn_blocking(move || f(&api, &params)).await;
+    match joined {
+        Ok(Ok(mut v)) => {
+            if !reveal {
+                super::redact(&mut v);
+            }
+            json_response(StatusCode::OK, &v)
+        }
+        Ok(Err(e)) => error_response(&e),
+        Err(_) => error_response(&QueryError::new(
+            ErrorCode::Aborted,
+            "the request failed inside scry",
+        )),
+    }
+}
+
+fn id_of(id: Id) -> QueryResult<String> {
+    id.map(|Path(s)| s)
+        .map_err(|e| QueryError::usage(ErrorCode::InvalidQuery, format!("bad session id: {e}")))
+}
+
+/// Every route of [`openapi::ROUTES`].
+pub fn routes(api: Arc<Api>) -> Router {
+    Router::new()
+        .route("/health", get(health))
+        .route("/manifest", get(manifest))
+        .route("/openapi.json", get(openapi_doc))
+        .route("/v1/sessions", get(sessions))
+        .route("/v1/sessions/{id}", get(session))
+        .route("/v1/sessions/{id}/turns", get(turns))
+        .route("/v1/sessions/{id}/content", get(content))
+        .route("/v1/sessions/{id}/lineage", get(lineage))
+        .route("/v1/sessions/{id}/commands", get(commands))
+        .route("/v1/sessions/{id}/files", get(files))
+        .route("/v1/sessions/{id}/errors", get(errors))
+        .route("/v1/sessions/{id}/jobs", get(jobs))
+        .route("/v1/graph/{id}", get(graph))
+        .route("/v1/search", get(search))
+        .route("/v1/headers", get(headers))
+        .with_state(api)
+}
+
+async fn health(State(api): State<Arc<Api>>, raw: Raw) -> Response {
+    answer(api, "/health", raw, |_, _| {
+        Ok(json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}))
+    })
+    .await
+}
+
+async fn manifest(State(api): State<Arc<Api>>, raw: Raw) -> Response {
+    answer(api, "/manifest", raw, |api, _| {
+        let providers: Vec<&str> = scry_sources::registry()
+            .iter()
+            .map(|s| s.id().as_str())
+            .collect();
+        Ok(json!({
+            "name": "scry",
+            "version": env!("CARGO_PKG_VERSION"),
+            "api": "v1",
+            "routes": openapi::ROUTES.iter().map(|r| r.path).collect::<Vec<_>>(),
+            "providers": providers,
+            "demo": api.ctx.demo,
+            "index": !api.ctx.no_index,
+            "redacted": !api.opts.reveal,
+            "auth": if api.opts.token.is_some() { "bearer" } else { "none" },
+        }))
+    })
+    .await
+}
+
+async fn openapi_doc(State(api): State<Arc<Api>>, raw: Raw) -> Response {
+    // The document holds no session text: served as it is.
+    let reveal_doc = Arc::new(Api {
+        ctx: api.ctx.clone(),
+        opts: super::ApiOptions {
+            reveal: true,
+            ..api.opts.clone()
+        },
+    });
+    answer(reveal_doc, "/openapi.json", raw, |_, _| {
+        Ok(openapi::document())
+    })
+    .await
+}
+
+async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
+    answer(api, "/v1/sessions", raw, |api, p| {
+        let kind = match p.get("kind") {
+            Some(k) => Some(
+                <KindFilter as clap::ValueEnum>::from_str(&k, true).map_err(|_| {
+                    QueryError::usage(
+                        ErrorCode::InvalidFilter,
+                        format!("unknown kind '{k}': main, subagent, fork, exec or all"),
+                    )
+                })?,
+            ),
+            None => None,
+        };
+        let q = ListQuery {
+            scope: p.get("scope"),
+            global: p.flag("global")?,
+            provider: p.get("provider"),
+            since: p.get("since"),
+            kind,
+            limit: p.num("limit", 20)?,
+            cursor: p.get("cursor"),
+        };
+        Ok(scry_query::list(&api.ctx, &q)?.to_json())
+    })
+    .await
+}
+
+async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
+    answer(api, "/v1/sessions/{id}", raw, move |api, _| {
+        Ok(scry_query::overview(&api.ctx, &id_of(id)?)?.to_json())
+    })
+    .await
+}
+
+async fn turns(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
+    answer(api, "/v1/sessions/{id}/turns", raw, move |api, _| {
+        Ok(scry_query::turns(&api.ctx, &id_of(id)?, KEEP_JSON)?.to_json())
+    })
+    .await
+}
+
+async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
+    answer(api, "/v1/sessions/{id}/content", raw, move |api, p| {
+        let id = id_of(id)?;
+        let max_chars = p.num("max_chars", 32_000)?;
+        if let Some(around) = p.get("around") {
+            let event: u32 = around.parse().map_err(|_| {
+                QueryError::usage(
+                    ErrorCode::InvalidWindow,
+                    format!("around must be an event number, not '{around}'"),
+                )
+            })?;
+            let radius = u32::try_from(p.num("radius", 5)?).unwrap_or(u32::MAX);
+            return Ok(
+                scry_query::event_window(&api.ctx, &id, event, radius, max_chars)?.to_json(),
+            );
+        }
+        let mut chosen: Vec<Selector> = Vec::new();
+        if let Some(t) = p.get("turns") {
+            chosen.push(Selector::Turns(t));
+        }
+        if let Some(e) = p.get("event") {
+            chosen.push(Selector::Events(e));
+        }
+        if let Some(l) = p.get("locator") {
+            chosen.push(Selector::Locator(l));
+        }
+        if let Some(c) = p.get("call") {
+            chosen.push(Selector::Call(c));
+        }
+        if let Some(a) = p.get("artifact") {
+            chosen.push(Selector::Artifact(a));
+        }
+        if chosen.len() != 1 {
+            return Err(QueryError::usage(
+                ErrorCode::InvalidQuery,
+                "give exactly one of turns, event, locator, call, artifact (or around)",
+            ));
+        }
+        let selector = chosen.remove(0);
+        let req = ReadRequest {
+            id,
+            selector,
+            raw: p.flag("raw")?,
+            max_chars,
+            cursor: p.get("cursor"),
+        };
+        Ok(scry_query::read(&api.ctx, &req)?.to_json())
+    })
+    .await
+}
+
+async fn lineage(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
+    answer(api, "/v1/sessions/{id}/lineage", raw, move |api, _| {
+        Ok(scry_query::lineage(&api.ctx, &id_of(id)?)?.to_json())
+    })
+    .await
+}
+
+async fn search(State(api): State<Arc<Api>>, raw: Raw) -> Response {
+    answer(api, "/v1/search", raw, |api, p| {
+        let d = SearchQuery::default();
+        let operator = match p.get("operator").as_deref() {
+            None | Some("and") => TermsOperator::And,
+            Some("or") => TermsOperator::Or,
+            Some(o) => return Err(bad_value("operator", o, "and, or")),
+        };
+        let area = match p.get("area").as_deref() {
+            None | Some("dialogue") => Area::Dialogue,
+            Some("tools") => Area::Tools,
+            Some("artifacts") => Area::Artifacts,
+            Some("all") => Area::All,
+            Some(a) => return Err(bad_value("area", a, "dialogue, tools, artifacts, all")),
+        };
+        let sort = match p.get("sort").as_deref() {
+            None | Some("relevance") => SortOrder::Relevance,
+            Some("time") => SortOrder::Time,
+            Some(s) => return Err(bad_value("sort", s, "relevance, time")),
+        };
+        let q = SearchQuery {
+            query: p.get("q").unwrap_or_default(),
+            regex: p.flag("regex")?,
+            case: p.flag("case")?,
+            terms: p.get("terms"),
+            operator,
+            area,
+            kind: p.get("kind"),
+            scope: p.get("scope"),
+            global: p.flag("global")?,
+            since: p.get("since"),
+            provider: p.get("provider"),
+            session: p.get("session"),
+            limit: p.num("limit", d.limit)?,
+            max_hits: p.num("max_hits", d.max_hits)?,
+            context: p.num("context", d.context)?,
+            sort,
+            include_self: p.flag("include_self")?,
+            cursor: p.get("cursor"),
+        };
+        Ok(scry_query::search(&api.ctx, &q)?.to_json())
+    })
+    .await
+}
+
+fn bad_value(name: &str, value: &str, accepted: &str) -> QueryError {
+    QueryError::usage(
+        ErrorCode::InvalidQuery,
+        format!("parameter '{name}' must be one of {accepted}, not '{value}'"),
+    )
+}
+
+async fn headers(State(api): State<Arc<Api>>, raw: Raw) -> Response {
+    answer(api, "/v1/headers", raw, |api, p| {
+        let ids: Vec<String> = p
+            .get("ids")
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        Ok(scry_query::headers(&api.ctx, &ids)?.to_json())
+    })
+    .await
+}
+
+/// A ledger or the graph: the CLI command `name` with `--json`, its flags from `flags` (bool
+/// parameters become bare flags), the session id last after `--`.
+fn via_cli(api: &Api, p: &Params, name: &str, id: &str, bools: &[&str]) -> QueryResult<Value> {
+    let mut argv: Vec<String> = vec!["scry".into(), "--json".into(), name.into()];
+    for (k, v) in &p.0 {
+        let flag = k.replace('_', "-");
+        if bools.contains(&k.as_str()) {
+            if p.flag(k)? {
+                argv.push(format!("--{flag}"));
+            }
+        } else {
+            argv.push(format!("--{flag}={v}"));
+        }
+    }
+    argv.push("--".into());
+    argv.push(id.to_string());
+    let cli = crate::cli::Cli::try_parse_from(&argv).map_err(|e| {
+        let text = e.render().to_string();
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        QueryError::usage(ErrorCode::InvalidQuery, first.trim_start_matches("error: "))
+    })?;
+    let ctx = crate::app::Ctx {
+        json: true,
+        color: false,
+        query: api.ctx.clone(),
+    };
+    match crate::commands::run(&ctx, &cli.command) {
+        Ok(out) => serde_json::from_str(&out.stdout).map_err(|e| {
+            QueryError::new(ErrorCode::Aborted, format!("{name} printed no JSON: {e}"))
+        }),
+        Err(crate::error::CliError::Failed(f)) => Err(QueryError {
+            code: f.code,
+            message: f.message,
+            candidates: f.candidates,
+            exit: f.exit,
+        }),
+        Err(_) => Err(QueryError::new(
+            ErrorCode::Aborted,
+            format!("{name} failed"),
+        )),
+    }
+}
+
+async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
+    answer(api, "/v1/sessions/{id}/commands", raw, move |api, p| {
+        via_cli(api, p, "commands", &id_of(id)?, &["failed"])
+    })
+    .await
+}
+
+async fn files(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
+    answer(api, "/v1/sessions/{id}/files", raw, move |api, p| {
+        via_cli(api, p, "files", &id_of(id)?, &[])
+    })
+    .await
+}
+
+async fn errors(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
+    answer(api, "/v1/sessions/{id}/errors", raw, move |api, p| {
+        via_cli(api, p, "errors", &id_of(id)?, &[])
+    })
+    .await
+}
+
+async fn jobs(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
+    answer(api, "/v1/sessions/{id}/jobs", raw, move |api, p| {
+        via_cli(api, p, "jobs", &id_of(id)?, &[])
+    })
+    .await
+}
+
+async fn graph(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
+    answer(api, "/v1/graph/{id}", raw, move |api, p| {
+        via_cli(api, p, "graph", &id_of(id)?, &[])
+    })
+    .await
+}
