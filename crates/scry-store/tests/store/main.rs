@@ -2,6 +2,7 @@
 //! corpus (S-I4), search against the direct scan (S-S), incremental refresh and resuming
 //! (S-I2, S-I6), concurrent readers (S-I5), exact text round-trips (S-I3).
 
+mod append_real;
 mod concurrency;
 mod corpus;
 mod facts;
