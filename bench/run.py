@@ -288,6 +288,16 @@ def av_sessions(avdir):
     return out
 
 
+def wait_record(a):
+    """The --av-synced record, once its sync has finished (waits at most --av-wait seconds)."""
+    t0 = time.perf_counter()
+    rec = json.load(open(a.av_synced))
+    while "median_s" not in rec and time.perf_counter() - t0 < a.av_wait:
+        time.sleep(10)
+        rec = json.load(open(a.av_synced))
+    return rec
+
+
 def av_cold_sync_only(a):
     """One cold `agentsview sync` under nice 10 (long on big corpora: run it in the background early)."""
     home = os.path.abspath(a.home)
@@ -327,6 +337,7 @@ def main():
                     help="run one cold agentsview sync (nice 10) into --av-data, write its figures to RECORD (JSON) and exit")
     ap.add_argument("--av-synced", metavar="RECORD",
                     help="reuse the cold sync recorded by --av-cold-sync-only (its --av-data) instead of syncing again")
+    ap.add_argument("--av-wait", type=float, default=1800, help="seconds to wait for an unfinished --av-synced sync")
     a = ap.parse_args()
     if a.av_cold_sync_only:
         return av_cold_sync_only(a)
@@ -430,7 +441,9 @@ def run_all(a, home, manifest, base):
     flush("scry measured")
 
     # ---- agentsview ----------------------------------------------------------------------------
-    if a.agentsview:
+    if a.agentsview and a.av_synced and "median_s" not in wait_record(a):
+        res["agentsview_skipped"] = f"its background cold sync ({a.av_synced}) had not finished after waiting {a.av_wait:.0f} s"
+    elif a.agentsview:
         av = os.path.abspath(a.agentsview)
         rec = json.load(open(a.av_synced)) if a.av_synced else None
         avdir = rec["data_dir"] if rec else os.path.abspath(a.av_data or os.path.join(a.work, "agentsview"))
@@ -466,7 +479,7 @@ def run_all(a, home, manifest, base):
                                env=cenv, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
         try:
             t0 = time.perf_counter()
-            while time.perf_counter() - t0 < 120:
+            while time.perf_counter() - t0 < 300:
                 if run_once([av, "session", "list", "--limit", "1", "--json"], cenv)[2] == 0:
                     break
                 time.sleep(0.5)
@@ -858,6 +871,9 @@ def write_md(res, manifest, a, js):
         w("## Not measured in this run")
         w("")
         w(f"- scry: {', '.join(na)} -- not available in this build (the subcommand does not exist; no number is estimated).")
+        w("")
+    if res.get("agentsview_skipped"):
+        w(f"agentsview not measured in this run: {res['agentsview_skipped']}.")
         w("")
     if a.notes:
         lines.extend(open(a.notes).read().rstrip().splitlines())
