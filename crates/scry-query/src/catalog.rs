@@ -90,6 +90,22 @@ impl Catalog {
 
     /// Scans the headers of `files` in parallel; failures become warnings.
     pub fn scan(&self, files: &[&SourceFile]) -> (Vec<Entry>, Vec<Warning>) {
+        self.each(files, |f| self.scan_one(f))
+    }
+
+    /// Parses `files` in full in parallel (events discarded) for the headers the index stores:
+    /// every model, every source, the agent name, completed times. Failures become warnings.
+    pub fn parse_headers(&self, files: &[&SourceFile]) -> (Vec<Entry>, Vec<Warning>) {
+        self.each(files, |f| self.parse_one(f))
+    }
+
+    /// Runs `read` over `files` on a few threads; keeps input order, drops sessions of excluded
+    /// projects, and turns failures into warnings.
+    fn each(
+        &self,
+        files: &[&SourceFile],
+        read: impl Fn(&SourceFile) -> Result<Header, Warning> + Sync,
+    ) -> (Vec<Entry>, Vec<Warning>) {
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<(usize, Result<Header, Warning>)>> = Mutex::new(Vec::new());
         let workers = std::thread::available_parallelism()
@@ -102,7 +118,7 @@ impl Catalog {
                 scope.spawn(|| loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(file) = files.get(i) else { break };
-                    let r = self.scan_one(file);
+                    let r = read(file);
                     if let Ok(mut guard) = results.lock() {
                         guard.push((i, r));
                     }
@@ -115,21 +131,44 @@ impl Catalog {
         let mut warnings = Vec::new();
         for (i, r) in results {
             match (r, files.get(i)) {
-                (Ok(header), Some(_))
-                    if exclusions().has_projects()
-                        && header
-                            .cwd
-                            .as_deref()
-                            .is_some_and(|c| exclusions().project_of(c).is_some()) => {}
-                (Ok(header), Some(file)) => entries.push(Entry {
-                    file: (*file).clone(),
-                    header,
-                }),
+                (Ok(header), Some(file)) => {
+                    if let Some(e) = keep(file, header) {
+                        entries.push(e);
+                    }
+                }
                 (Err(w), _) => warnings.push(w),
                 _ => {}
             }
         }
         (entries, warnings)
+    }
+
+    fn parse_one(&self, file: &SourceFile) -> Result<Header, Warning> {
+        let source = self
+            .source(file.provider)
+            .map_err(|_| Warning::at(WarningKind::Other, "no provider", &file.path, None))?;
+        struct Discard;
+        impl scry_source::EventSink for Discard {
+            fn event(&mut self, _: scry_model::Event) {}
+            fn warning(&mut self, _: Warning) {}
+        }
+        let mut sink = Discard;
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            let mut out = scry_source::Emitter::new(&mut sink);
+            let mut header = source.parse_into(file, &mut out)?;
+            out.finish_header(&mut header);
+            Ok::<Header, SourceError>(header)
+        }));
+        match outcome {
+            Ok(Ok(h)) => Ok(h),
+            Ok(Err(e)) => Err(source_warning(&e, file)),
+            Err(_) => Err(Warning::at(
+                WarningKind::Other,
+                format!("the {} reader crashed on this file", file.provider),
+                &file.path,
+                None,
+            )),
+        }
     }
 
     fn scan_one(&self, file: &SourceFile) -> Result<Header, Warning> {
@@ -142,12 +181,6 @@ impl Catalog {
                 if h.updated.is_none() {
                     complete_times(source, file, &mut h);
                 }
-                if h.sources.is_empty() {
-                    h.sources.push(file.path.clone());
-                }
-                if h.parent.is_none() {
-                    h.parent.clone_from(&file.parent);
-                }
                 Ok(h)
             }
             Ok(Err(e)) => Err(source_warning(&e, file)),
@@ -159,6 +192,30 @@ impl Catalog {
             )),
         }
     }
+}
+
+/// The entry for a header read from `file` (scanned, parsed or stored): the primary source when
+/// the header lists none, the parent discovery knows when the header has none; `None` when the
+/// session's project is excluded.
+pub fn keep(file: &SourceFile, mut header: Header) -> Option<Entry> {
+    if exclusions().has_projects()
+        && header
+            .cwd
+            .as_deref()
+            .is_some_and(|c| exclusions().project_of(c).is_some())
+    {
+        return None;
+    }
+    if header.sources.is_empty() {
+        header.sources.push(file.path.clone());
+    }
+    if header.parent.is_none() {
+        header.parent.clone_from(&file.parent);
+    }
+    Some(Entry {
+        file: file.clone(),
+        header,
+    })
 }
 
 /// A header scan that found no times (a provider whose cheap scan skips them): stream the

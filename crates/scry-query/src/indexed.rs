@@ -7,11 +7,13 @@
 //! uses `index.db` beside the extracted demo home, never the user's index. `--no-index` opens
 //! nothing.
 //!
-//! Headers read back are normalized to what a direct parse of a discovered file says
+//! `list` reads its rows from the stored headers ([`headers`]); `--no-index` parses in full to
+//! give the same rows. Headers read back are normalized to what a direct parse of a discovered file says
 //! (`persisted: false`, `live: true`): the index owns those two flags, and the outputs of
 //! `list` / `show` / `turns` / `turn` / `search` must be identical with and without `--no-index`
 //! (S-I4).
 
+use std::collections::{HashMap, HashSet};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -135,20 +137,84 @@ pub fn replay(store: &Store, uri: &str, sink: &mut dyn EventSink) -> Result<Head
     Ok(normalize(header))
 }
 
-/// Headers of `files` for `list`. The files are refreshed into the index on the way (S-I5);
-/// the rows still come from the header scans, because a stored header is the *full* parse's
-/// (every model, every source file, the agent name) while a scan reads only the head — reading
-/// rows from the stored headers would change `list --json` (richer) and break its equality with
-/// `--no-index` unless that path parsed every session whole. Switching is one line here once the
-/// `list --json` snapshot is re-accepted.
-pub fn scan(
+/// Full headers of `files` for `list` (issue #5: list from the index). The files are refreshed
+/// into the index on the way (S-I5; an unchanged file is only stat'ed) and the rows are the
+/// stored headers — the full parse's (every model, every source, the agent name). A file the
+/// index does not hold (its parse failed, or `--no-index`, or the index is unusable) is parsed
+/// in full directly, so the rows, and the warnings for unreadable files, are the same either
+/// way (S-I4).
+pub fn headers(
     ctx: &Context,
     catalog: &crate::catalog::Catalog,
     files: &[&SourceFile],
 ) -> (Vec<Entry>, Vec<Warning>) {
+    let mut stored: HashMap<(String, String), String> = HashMap::new();
     if let Some(mut store) = open(ctx) {
         let owned: Vec<SourceFile> = files.iter().map(|f| (*f).clone()).collect();
-        refresh(&mut store, catalog.sources(), &owned);
+        if refresh(&mut store, catalog.sources(), &owned) {
+            stored = stored_headers(&store, files);
+        }
     }
-    catalog.scan(files)
+    let mut entries: Vec<Option<Entry>> = Vec::with_capacity(files.len());
+    let mut missing: Vec<&SourceFile> = Vec::new();
+    for f in files {
+        let key = (
+            f.path.to_string_lossy().into_owned(),
+            f.key.clone().unwrap_or_default(),
+        );
+        let header = stored
+            .get(&key)
+            .and_then(|json| serde_json::from_str::<Header>(json).ok());
+        match header {
+            Some(h) => entries.push(crate::catalog::keep(f, normalize(h))),
+            None => {
+                missing.push(f);
+                entries.push(None);
+            }
+        }
+    }
+    let (parsed, warnings) = catalog.parse_headers(&missing);
+    let mut out: Vec<Entry> = entries.into_iter().flatten().collect();
+    out.extend(parsed.into_iter().map(|mut e| {
+        e.header = normalize(e.header);
+        e
+    }));
+    (out, warnings)
+}
+
+/// The stored header JSON of each of `files` the index holds without a parse error, keyed by
+/// (path, key).
+fn stored_headers(store: &Store, files: &[&SourceFile]) -> HashMap<(String, String), String> {
+    let wanted: HashSet<(String, String)> = files
+        .iter()
+        .map(|f| {
+            (
+                f.path.to_string_lossy().into_owned(),
+                f.key.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let mut out = HashMap::new();
+    let Ok(mut st) = store.connection().prepare(
+        "SELECT f.path, f.key, s.header FROM files f JOIN sessions s ON s.sid = f.fid
+         WHERE f.error IS NULL AND f.live = 1",
+    ) else {
+        return out;
+    };
+    let Ok(rows) = st.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+        ))
+    }) else {
+        return out;
+    };
+    for (path, key, header) in rows.flatten() {
+        let k = (path, key);
+        if wanted.contains(&k) {
+            out.insert(k, header);
+        }
+    }
+    out
 }
