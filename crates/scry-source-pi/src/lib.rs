@@ -14,15 +14,20 @@
 //! navigation) become `Surface::Shadowed` events.
 //!
 //! - [`map`]: entries → events.
+//! - [`resume`]: continuing a grown file from its end as last indexed.
 
 mod map;
+pub mod resume;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use scry_model::{Header, Lineage, LineageKind, ProviderId, SessionKind, Warning, WarningKind};
 use scry_source::json::str_of;
-use scry_source::{jsonl, time, Discovery, Emitter, Env, Root, Source, SourceError, SourceFile};
+use scry_source::lines::LineReader;
+use scry_source::resume::id_hash;
+use scry_source::{jsonl, time, Discovery, Emitter, Env, ResumePoint, Root, Source};
+use scry_source::{SourceError, SourceFile};
 use serde_json::Value;
 
 /// The pi reader.
@@ -126,8 +131,10 @@ impl Source for PiSource {
 
     fn parse_into(&self, file: &SourceFile, out: &mut Emitter<'_>) -> Result<Header, SourceError> {
         // Pass 1: the tree, ids only.
+        let track = out.wants_resume_points() && !jsonl::is_compressed(&file.path);
         let mut parents: HashMap<String, Option<String>> = HashMap::new();
         let mut last: Option<String> = None;
+        let mut ids: Vec<u64> = Vec::new();
         let mut discard = Vec::new();
         jsonl::read_file(&file.path, &mut discard, |r| {
             if str_of(&r.value, "type") == Some("session") {
@@ -137,75 +144,167 @@ impl Source for PiSource {
                 let parent = str_of(&r.value, "parentId").map(String::from);
                 parents.insert(id.to_string(), parent);
                 last = Some(id.to_string());
+                if track {
+                    ids.push(id_hash(id));
+                }
             }
         })?;
         let active = active_path(&parents, last.as_deref());
+        let carry = track.then(|| resume::Carry {
+            leaf: last,
+            active: active.is_some(),
+            ids,
+        });
+        let mapper = map::Mapper::new(file.path.clone(), active);
+        let lines = LineReader::new(jsonl::open(&file.path)?);
+        Ok(events_pass(
+            file,
+            lines,
+            mapper,
+            None,
+            Vec::new(),
+            carry,
+            out,
+        ))
+    }
 
-        // Pass 2: events.
-        let mut warnings = Vec::new();
-        let mut mapper = map::Mapper::new(file.path.clone(), active);
-        let mut header_rec: Option<Value> = None;
-        jsonl::read_file(&file.path, &mut warnings, |r| {
-            if str_of(&r.value, "type") == Some("session") && header_rec.is_none() {
-                header_rec = Some(r.value);
-                return;
-            }
-            for e in mapper.entry(&r) {
-                out.emit(e);
-            }
-        })?;
-        for w in warnings.into_iter().chain(mapper.finish()) {
-            out.warn(w);
-        }
+    fn resume_support(&self) -> bool {
+        true
+    }
 
-        let id = header_rec
-            .as_ref()
-            .and_then(|h| str_of(h, "id"))
-            .map(String::from)
-            .unwrap_or_else(|| file.id.clone());
-        let mut header = Header::new(ProviderId::Pi, id);
-        header.sources = vec![file.path.clone()];
-        if let Some(h) = &header_rec {
-            header.cwd = str_of(h, "cwd").map(String::from);
-            if let Some(t) = h.get("timestamp").and_then(time::from_value) {
-                header.touch(t);
+    fn parse_into_from(
+        &self,
+        file: &SourceFile,
+        from: &ResumePoint,
+        out: &mut Emitter<'_>,
+    ) -> Result<Header, SourceError> {
+        resume::run(file, from, out)
+    }
+}
+
+/// Pass 2: events, from wherever `lines` stands. Warnings are reported at the end (read
+/// warnings, then the mapper's, then a missing header); `carry` (when resume points are
+/// wanted) is what a point at the end of the pass needs.
+fn events_pass<R: std::io::BufRead>(
+    file: &SourceFile,
+    mut lines: LineReader<R>,
+    mut mapper: map::Mapper,
+    mut header_rec: Option<Value>,
+    mut warnings: Vec<Warning>,
+    carry: Option<resume::Carry>,
+    out: &mut Emitter<'_>,
+) -> Header {
+    // The end of the last complete line (offset, number, read warnings so far), and whether a
+    // record was read after it.
+    let mut last_end: Option<(u64, u64, usize)> = None;
+    let mut read_after = false;
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => {
+                warnings.push(Warning::at(
+                    WarningKind::Unreadable,
+                    format!("read stopped: {e}"),
+                    &file.path,
+                    None,
+                ));
+                read_after = true;
+                break;
             }
-            if let Some(m) = str_of(h, "modelId") {
-                header.add_model(m);
-            }
-            for key in ["parentSession", "branchedFrom"] {
-                if let Some(p) = str_of(h, key) {
-                    let target = id_from_path(Path::new(p)).unwrap_or_else(|| p.to_string());
-                    header.kind = SessionKind::Fork;
-                    header.parent = Some(target.clone());
-                    header.lineage.push(Lineage {
-                        kind: LineageKind::ForkedFrom,
-                        target,
-                        evidence: format!("session.{key}"),
-                    });
-                    break;
+        };
+        let (number, complete) = (line.number, line.complete);
+        let mut read = false;
+        if !line.bytes.iter().all(u8::is_ascii_whitespace) {
+            if let Some(value) =
+                jsonl::parse_line(line.bytes, &file.path, number, complete, &mut warnings)
+            {
+                read = true;
+                let r = jsonl::Record {
+                    value,
+                    raw: line.bytes,
+                    offset: line.offset,
+                    line: number,
+                };
+                if str_of(&r.value, "type") == Some("session") && header_rec.is_none() {
+                    header_rec = Some(r.value);
+                } else {
+                    for e in mapper.entry(&r) {
+                        out.emit(e);
+                    }
                 }
             }
+        }
+        if complete {
+            last_end = Some((lines.offset(), number, warnings.len()));
+            read_after = false;
         } else {
-            out.warn(Warning::at(
-                WarningKind::Other,
-                "no `session` header line; cwd unknown",
-                &file.path,
-                None,
-            ));
+            read_after |= read;
         }
-        if let Some(name) = mapper.titles.last() {
-            header.title = Some(name.clone());
-            header.title_source = Some(scry_model::TitleSource::Custom);
-        }
-        header.titles = mapper.titles.clone();
-        Ok(header)
     }
+    if let (Some(c), Some((offset, line, n)), false) = (carry, last_end, read_after) {
+        let before = warnings.get(..n).unwrap_or(&warnings);
+        out.offer(c.point(offset, line, out.state(), &header_rec, before, &mapper));
+    }
+    for w in warnings.into_iter().chain(mapper.finish()) {
+        out.warn(w);
+    }
+    header_of(file, header_rec.as_ref(), &mapper, out)
+}
+
+/// The header from the `session` line and the mapper's titles.
+fn header_of(
+    file: &SourceFile,
+    header_rec: Option<&Value>,
+    mapper: &map::Mapper,
+    out: &mut Emitter<'_>,
+) -> Header {
+    let id = header_rec
+        .and_then(|h| str_of(h, "id"))
+        .map(String::from)
+        .unwrap_or_else(|| file.id.clone());
+    let mut header = Header::new(ProviderId::Pi, id);
+    header.sources = vec![file.path.clone()];
+    if let Some(h) = header_rec {
+        header.cwd = str_of(h, "cwd").map(String::from);
+        if let Some(t) = h.get("timestamp").and_then(time::from_value) {
+            header.touch(t);
+        }
+        if let Some(m) = str_of(h, "modelId") {
+            header.add_model(m);
+        }
+        for key in ["parentSession", "branchedFrom"] {
+            if let Some(p) = str_of(h, key) {
+                let target = id_from_path(Path::new(p)).unwrap_or_else(|| p.to_string());
+                header.kind = SessionKind::Fork;
+                header.parent = Some(target.clone());
+                header.lineage.push(Lineage {
+                    kind: LineageKind::ForkedFrom,
+                    target,
+                    evidence: format!("session.{key}"),
+                });
+                break;
+            }
+        }
+    } else {
+        out.warn(Warning::at(
+            WarningKind::Other,
+            "no `session` header line; cwd unknown",
+            &file.path,
+            None,
+        ));
+    }
+    if let Some(name) = mapper.titles.last() {
+        header.title = Some(name.clone());
+        header.title_source = Some(scry_model::TitleSource::Custom);
+    }
+    header.titles = mapper.titles.clone();
+    header
 }
 
 /// Ids on the path from `leaf` to the root; `None` when the path is broken (a parent id that
 /// no entry has), so nothing can be called abandoned.
-fn active_path(
+pub(crate) fn active_path(
     parents: &HashMap<String, Option<String>>,
     leaf: Option<&str>,
 ) -> Option<HashSet<String>> {

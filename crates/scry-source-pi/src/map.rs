@@ -75,6 +75,25 @@ impl Mapper {
         }
     }
 
+    /// The state that crosses lines, for a resume point: call ids seen, unknown types,
+    /// warnings so far, titles.
+    pub fn state(&self) -> Value {
+        let mut calls: Vec<&String> = self.calls.iter().collect();
+        calls.sort();
+        json!({"calls": calls, "unknown": self.unknown, "warnings": self.warnings,
+               "titles": self.titles})
+    }
+
+    /// Restores [`Mapper::state`]; `None` when it is not such a state.
+    pub fn restore(&mut self, v: &Value) -> Option<()> {
+        let calls: Vec<String> = serde_json::from_value(v.get("calls")?.clone()).ok()?;
+        self.calls = calls.into_iter().collect();
+        self.unknown = serde_json::from_value(v.get("unknown")?.clone()).ok()?;
+        self.warnings = serde_json::from_value(v.get("warnings")?.clone()).ok()?;
+        self.titles = serde_json::from_value(v.get("titles")?.clone()).ok()?;
+        Some(())
+    }
+
     /// Warnings gathered while mapping (unknown types once each, unpaired results).
     pub fn finish(&mut self) -> Vec<Warning> {
         let mut out = std::mem::take(&mut self.warnings);
