@@ -132,6 +132,50 @@ def main() -> None:
             kind = {"msgpack": 0, "json": 2}.get(typ, 3)
             save(out, "langgraph", bytes([kind]) + blob)
 
+    # Deep Agents mapping: message lists written to the `messages` channel (and whole
+    # checkpoints), prefixed with the decoder byte (0 msgpack, 1 json) and a mode byte.
+    for db in corpus.rglob("*.db"):
+        try:
+            con = sqlite3.connect(f"file:{db}?immutable=1", uri=True)
+            rows = con.execute(
+                "SELECT type, value FROM writes WHERE channel = 'messages' LIMIT 400"
+            ).fetchall()
+            con.close()
+        except sqlite3.Error:
+            continue
+        for n, (typ, blob) in enumerate(rows):
+            if isinstance(blob, bytes) and typ in ("msgpack", "json"):
+                save(out, "deepagents", bytes([0 if typ == "msgpack" else 1, n % 16]) + blob)
+
+    # zstd frame walker: every compressed file, with a large and a tiny frame limit byte.
+    for p in files(corpus, ".zst", ".zstd"):
+        data = p.read_bytes()
+        save(out, "zframes", b"\x16" + data)
+        save(out, "zframes", b"\x00" + data)
+
+    # MT-Agent transcripts: the provider's own fixtures (in the repository, not the corpus).
+    repo = Path(__file__).resolve().parent.parent
+    for p in files(repo / "crates" / "scry-source-mtagent" / "fixtures", ".jsonl"):
+        data = p.read_bytes()
+        save(out, "mtagent", data)
+        save(out, "mtagent", data + b"\n")
+
+    # Search requests: five flag bytes, the query, then terms / a cursor after 0xFF.
+    for flags, q in (
+        (b"\x00\x00\x05\x03\x3c", "error"),
+        (b"\x00\x03\x05\x03\x3c", "会话"),
+        (b"\x01\x03\x02\x05\x10", r"err(or)?s?\b"),
+        (b"\x01\x01\x02\x05\x50", r"(?i)İstanbul|straße"),
+        (b"\x02\x00\x07\x02\x20", "session|index"),
+        (b"\x0a\x03\x07\x02\x20", "the|a"),
+        (b"\x90\x01\x01\x01\x00", "scry"),
+        (b"\x30\x03\x01\x01\xc0", "a OR b|c:0.deadbeef"),
+        (b"\x00\x1c\x05\x03\x00", "Kelvin"),
+    ):
+        # `|` stands for the 0xFF piece separator (not valid UTF-8, so not writable in str).
+        save(out, "search", flags + q.encode().replace(b"|", SEP) if flags[0] % 3 != 1
+             else flags + q.encode())
+
     # Shell commands from tool calls anywhere in the JSON lines.
     commands = set()
 
