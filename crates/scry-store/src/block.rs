@@ -8,10 +8,13 @@
 //! are one contiguous row id range in order; `last` is the seq of its last event and `kinds` a
 //! bitmask of the event kinds inside (scans skip blocks holding no wanted kind).
 //!
-//! Raw layout, one record per event: `seq` u32, kind u8, turn u32, text length u32 + text,
-//! aux length u32 (`u32::MAX` = none) + aux, rest length u32 + rest (the event without its text
-//! as JSON), integers little-endian. The stored blob is a tag byte (0 = raw, 1 = zstd) then,
-//! for zstd, the raw length (u32) and the frame.
+//! A block has two sections, compressed separately so a search decompresses only what it
+//! searches: the search section holds one record per event — `seq` u32, kind u8, turn u32, text
+//! length u32 + text, aux length u32 (`u32::MAX` = none) + aux — and the rest section, per event
+//! in the same order, the length (u32) and JSON of the event without its text. Integers are
+//! little-endian. The stored blob is the stored length of the search section (u32), then each
+//! section as a frame: a tag byte (0 = raw, 1 = zstd) then, for zstd, the raw length (u32) and
+//! the zstd frame.
 
 use crate::codec::kind_to_i;
 
@@ -35,8 +38,10 @@ pub(crate) struct Record<'a> {
 /// A block being filled by the writer.
 #[derive(Debug, Default)]
 pub(crate) struct BlockBuf {
-    /// Raw records.
+    /// Raw search records.
     pub raw: Vec<u8>,
+    /// Raw rest section.
+    pub rest: Vec<u8>,
     /// Seq of the first record.
     pub first: u32,
     /// Seq of the last record.
@@ -65,7 +70,7 @@ impl BlockBuf {
         raw.extend_from_slice(&r.turn.to_le_bytes());
         put_str(raw, Some(r.text));
         put_str(raw, r.aux);
-        put_str(raw, Some(r.rest));
+        put_str(&mut self.rest, Some(r.rest));
         if !self.doc.is_empty() {
             self.doc.push('\n');
         }
@@ -78,12 +83,24 @@ impl BlockBuf {
 
     /// Whether the block is full.
     pub fn full(&self) -> bool {
-        self.raw.len() >= BLOCK_BYTES
+        self.raw.len() + self.rest.len() >= BLOCK_BYTES
+    }
+
+    /// The stored blob.
+    pub fn encode(&self) -> Vec<u8> {
+        let a = compress(&self.raw);
+        let b = compress(&self.rest);
+        let mut out = Vec::with_capacity(4 + a.len() + b.len());
+        out.extend_from_slice(&u32::try_from(a.len()).unwrap_or(u32::MAX).to_le_bytes());
+        out.extend_from_slice(&a);
+        out.extend_from_slice(&b);
+        out
     }
 
     /// Empties the buffer (keeping its allocations).
     pub fn clear(&mut self) {
         self.raw.clear();
+        self.rest.clear();
         self.doc.clear();
         self.count = 0;
         self.kinds = 0;
@@ -157,48 +174,86 @@ pub(crate) fn decompress_into(blob: &[u8], out: &mut Vec<u8>) -> bool {
     }
 }
 
-/// Iterates the records of raw block bytes; yields `Err(())` once on damage, then stops.
-pub(crate) struct Records<'a> {
-    data: &'a [u8],
-    broken: bool,
+/// A decoded block: its search section, and its rest section when asked for.
+#[derive(Debug, Default)]
+pub(crate) struct Decoded {
+    search: Vec<u8>,
+    rest: Vec<u8>,
+    with_rest: bool,
 }
 
-impl<'a> Records<'a> {
-    pub fn new(data: &'a [u8]) -> Self {
+impl Decoded {
+    /// Decodes `blob` (the rest section only `with_rest`); `false` when it is damaged.
+    pub fn load(&mut self, blob: &[u8], with_rest: bool) -> bool {
+        self.with_rest = with_rest;
+        let Some(n) = blob
+            .get(..4)
+            .and_then(|b| b.try_into().ok())
+            .map(|b: [u8; 4]| u32::from_le_bytes(b) as usize)
+        else {
+            return false;
+        };
+        let (Some(a), Some(b)) = (blob.get(4..4 + n), blob.get(4 + n..)) else {
+            return false;
+        };
+        decompress_into(a, &mut self.search) && (!with_rest || decompress_into(b, &mut self.rest))
+    }
+
+    /// The decoded search section (for a prefilter).
+    pub fn search_bytes(&self) -> &[u8] {
+        &self.search
+    }
+
+    /// The records; `rest` is empty unless the block was loaded with its rest section.
+    pub fn records(&self) -> Records<'_> {
         Records {
-            data,
+            data: &self.search,
+            rest: self.with_rest.then_some(&self.rest[..]),
             broken: false,
         }
     }
+}
 
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let (a, b) = (self.data.get(..n)?, self.data.get(n..)?);
-        self.data = b;
-        Some(a)
+/// Iterates the records of a decoded block; yields `Err(())` once on damage, then stops.
+pub(crate) struct Records<'a> {
+    data: &'a [u8],
+    rest: Option<&'a [u8]>,
+    broken: bool,
+}
+
+fn take<'a>(data: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    let (a, b) = (data.get(..n)?, data.get(n..)?);
+    *data = b;
+    Some(a)
+}
+
+fn get_u32(data: &mut &[u8]) -> Option<u32> {
+    take(data, 4)
+        .and_then(|b| b.try_into().ok())
+        .map(u32::from_le_bytes)
+}
+
+fn get_str<'a>(data: &mut &'a [u8]) -> Option<Option<&'a str>> {
+    let n = get_u32(data)?;
+    if n == u32::MAX {
+        return Some(None);
     }
+    let b = take(data, n as usize)?;
+    std::str::from_utf8(b).ok().map(Some)
+}
 
-    fn u32(&mut self) -> Option<u32> {
-        self.take(4)
-            .and_then(|b| b.try_into().ok())
-            .map(u32::from_le_bytes)
-    }
-
-    fn str(&mut self) -> Option<Option<&'a str>> {
-        let n = self.u32()?;
-        if n == u32::MAX {
-            return Some(None);
-        }
-        let b = self.take(n as usize)?;
-        std::str::from_utf8(b).ok().map(Some)
-    }
-
+impl<'a> Records<'a> {
     fn record(&mut self) -> Option<Record<'a>> {
-        let seq = self.u32()?;
-        let kind = i64::from(*self.take(1)?.first()?);
-        let turn = self.u32()?;
-        let text = self.str()??;
-        let aux = self.str()?;
-        let rest = self.str()??;
+        let d = &mut self.data;
+        let seq = get_u32(d)?;
+        let kind = i64::from(*take(d, 1)?.first()?);
+        let turn = get_u32(d)?;
+        let text = get_str(d)??;
+        let aux = get_str(d)?;
+        let rest = match &mut self.rest {
+            Some(r) => get_str(r)??,
+            None => "",
+        };
         Some(Record {
             seq,
             kind,

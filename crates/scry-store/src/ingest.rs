@@ -6,7 +6,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use scry_model::{Event, Header, Warning};
 use scry_source::{EventSink, ResumePoint};
 
-use crate::block::{compress, decompress_into, BlockBuf, Record, Records};
+use crate::block::{BlockBuf, Decoded, Record};
 use crate::codec::{
     aux_text, event_id, event_id_range, kind_to_i, rest_json, session_doc_id, time_to_i,
 };
@@ -74,7 +74,7 @@ impl<'t> IndexSink<'t> {
             id,
             self.block.last,
             self.block.kinds,
-            compress(&self.block.raw)
+            self.block.encode()
         ])
         .map_err(StoreError::db("insert block"))?;
         if self.block.doc.chars().nth(2).is_some() {
@@ -162,13 +162,13 @@ pub(crate) fn delete_tail(
             .map_err(StoreError::db("read last block"))?;
         if let Some((id, last, data)) = split.filter(|s| s.1 >= from_seq) {
             let _ = last;
-            let mut raw = Vec::new();
-            if !decompress_into(&data, &mut raw) {
+            let mut block = Decoded::default();
+            if !block.load(&data, true) {
                 return Err(StoreError::IndexBuild(format!(
                     "block {id} does not decode; re-index with --force"
                 )));
             }
-            for r in Records::new(&raw) {
+            for r in block.records() {
                 let r = r.map_err(|()| {
                     StoreError::IndexBuild(format!("block {id} is damaged; re-index with --force"))
                 })?;

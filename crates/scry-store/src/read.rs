@@ -6,7 +6,7 @@ use std::ops::RangeInclusive;
 use rusqlite::{params, params_from_iter, OptionalExtension};
 use scry_model::{Event, Header, Session, Warning};
 
-use crate::block::{decompress_into, Record, Records};
+use crate::block::{Decoded, Record};
 use crate::codec::{event_from, event_id, event_id_range};
 use crate::error::{Result, StoreError};
 use crate::filter::SessionFilter;
@@ -118,7 +118,7 @@ impl Store {
         let mut rows = st
             .query(params![start, event_id(sid, to)])
             .map_err(StoreError::db("read events"))?;
-        let mut raw = Vec::new();
+        let mut block = Decoded::default();
         let corrupt = |m: &str| StoreError::CorruptSession {
             uri: uri.to_string(),
             message: m.to_string(),
@@ -126,10 +126,10 @@ impl Store {
         while let Some(r) = rows.next().map_err(StoreError::db("read events"))? {
             let data = r.get_ref(0).map_err(StoreError::db("read events"))?;
             let data = data.as_blob().map_err(|e| corrupt(&e.to_string()))?;
-            if !decompress_into(data, &mut raw) {
+            if !block.load(data, true) {
                 return Err(corrupt("event block does not decode"));
             }
-            for rec in Records::new(&raw) {
+            for rec in block.records() {
                 let rec = rec.map_err(|()| corrupt("event block is damaged"))?;
                 if rec.seq >= from && rec.seq <= to {
                     f(&rec)?;

@@ -38,7 +38,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::error::{Result, StoreError};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 /// Version of L1 (how sessions and events are stored and which parser produced them).
 pub const PARSER_VERSION: i64 = 1;
 /// Version of L2 (facts extracted from stored events).

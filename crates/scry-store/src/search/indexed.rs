@@ -8,7 +8,7 @@ use rusqlite::{params, params_from_iter, OptionalExtension};
 
 use super::engine::{self, page_within, rank, self_echo, Plan, RawHit, SessionMatch};
 use super::{Field, Hit, SearchPlan, SearchRequest, SearchResponse, SessionHits, SessionSearch};
-use crate::block::{decompress_into, kind_bit, Records};
+use crate::block::{kind_bit, Decoded};
 use crate::codec::{event_from, event_id_range, kind_from_i, kind_to_i, split_aux, time_to_i};
 use crate::error::{Result, StoreError};
 use crate::Store;
@@ -172,7 +172,7 @@ impl Store {
         let mut by_sid: HashMap<i64, Vec<RawHit>> = HashMap::new();
         let in_scope = |sid: i64| scope.is_none_or(|s| s.contains(&sid));
         let mask = plan.kinds.iter().fold(0i64, |m, k| m | kind_bit(*k));
-        let mut raw = Vec::new();
+        let mut raw = Decoded::default();
         if let Some(q) = &plan.matcher.fts {
             let ids: Vec<i64> = {
                 let mut st = self
@@ -391,7 +391,7 @@ fn block_hits(
     plan: &Plan,
     id: i64,
     data: &[u8],
-    raw: &mut Vec<u8>,
+    raw: &mut Decoded,
     by_sid: &mut HashMap<i64, Vec<RawHit>>,
 ) -> Result<()> {
     let sid = id >> 32;
@@ -399,13 +399,13 @@ fn block_hits(
         uri: format!("session #{sid}"),
         message: "event block does not decode; re-index with --force".into(),
     };
-    if !decompress_into(data, raw) {
+    if !raw.load(data, false) {
         return Err(damaged());
     }
-    if !plan.matcher.may_match(raw) {
+    if !plan.matcher.may_match(raw.search_bytes()) {
         return Ok(());
     }
-    for rec in Records::new(raw) {
+    for rec in raw.records() {
         let rec = rec.map_err(|()| damaged())?;
         let Some(k) = kind_from_i(rec.kind) else {
             continue;
