@@ -9,7 +9,7 @@ use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::get;
+use axum::routing::{get, MethodRouter};
 use axum::Router;
 use clap::Parser;
 use scry_model::ErrorCode;
@@ -130,25 +130,35 @@ fn id_of(id: Id) -> QueryResult<String> {
         .map_err(|e| QueryError::usage(ErrorCode::InvalidQuery, format!("bad session id: {e}")))
 }
 
-/// Every route of [`openapi::ROUTES`].
+/// Every route with its handler: the router is built from this list, and a test checks it
+/// names exactly the paths of [`openapi::ROUTES`] (so the OpenAPI document matches the router).
+pub fn table() -> Vec<(&'static str, MethodRouter<Arc<Api>>)> {
+    vec![
+        ("/health", get(health)),
+        ("/manifest", get(manifest)),
+        ("/openapi.json", get(openapi_doc)),
+        ("/v1/sessions", get(sessions)),
+        ("/v1/sessions/{id}", get(session)),
+        ("/v1/sessions/{id}/turns", get(turns)),
+        ("/v1/sessions/{id}/content", get(content)),
+        ("/v1/sessions/{id}/lineage", get(lineage)),
+        ("/v1/sessions/{id}/commands", get(commands)),
+        ("/v1/sessions/{id}/files", get(files)),
+        ("/v1/sessions/{id}/errors", get(errors)),
+        ("/v1/sessions/{id}/jobs", get(jobs)),
+        ("/v1/graph/{id}", get(graph)),
+        ("/v1/search", get(search)),
+        ("/v1/headers", get(headers)),
+    ]
+}
+
+/// The router of [`table`].
 pub fn routes(api: Arc<Api>) -> Router {
-    Router::new()
-        .route("/health", get(health))
-        .route("/manifest", get(manifest))
-        .route("/openapi.json", get(openapi_doc))
-        .route("/v1/sessions", get(sessions))
-        .route("/v1/sessions/{id}", get(session))
-        .route("/v1/sessions/{id}/turns", get(turns))
-        .route("/v1/sessions/{id}/content", get(content))
-        .route("/v1/sessions/{id}/lineage", get(lineage))
-        .route("/v1/sessions/{id}/commands", get(commands))
-        .route("/v1/sessions/{id}/files", get(files))
-        .route("/v1/sessions/{id}/errors", get(errors))
-        .route("/v1/sessions/{id}/jobs", get(jobs))
-        .route("/v1/graph/{id}", get(graph))
-        .route("/v1/search", get(search))
-        .route("/v1/headers", get(headers))
-        .with_state(api)
+    let mut router = Router::new();
+    for (path, handler) in table() {
+        router = router.route(path, handler);
+    }
+    router.with_state(api)
 }
 
 async fn health(State(api): State<Arc<Api>>, raw: Raw) -> Response {
@@ -436,4 +446,28 @@ async fn graph(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
         via_cli(api, p, "graph", &id_of(id)?, &[])
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The router's routes are exactly the documented ones, and each is in the document.
+    #[test]
+    fn router_and_document_agree() {
+        let routed: Vec<&str> = table().iter().map(|(p, _)| *p).collect();
+        let documented: Vec<&str> = openapi::ROUTES.iter().map(|r| r.path).collect();
+        assert_eq!(routed, documented);
+        let doc = openapi::document();
+        for path in routed {
+            assert!(
+                doc["paths"][path]["get"].is_object(),
+                "{path} not in the document"
+            );
+        }
+        assert_eq!(
+            doc["paths"].as_object().map(|m| m.len()),
+            Some(openapi::ROUTES.len())
+        );
+    }
 }
