@@ -19,8 +19,8 @@ use scry_model::{EventKind, Session};
 use scry_source::{Env, Source};
 use scry_source_claude::ClaudeSource;
 use scry_store::{
-    search_direct, search_session_direct, Area, Caller, RefreshOptions,
-    SearchRequest, SearchResponse, SessionSearch, SortOrder, Store, TermsOperator,
+    search_direct, search_session_direct, Area, Caller, RefreshOptions, SearchRequest,
+    SearchResponse, SessionSearch, SortOrder, Store, TermsOperator,
 };
 use serde_json::json;
 
@@ -226,7 +226,22 @@ fn request(data: &[u8]) -> Option<SearchRequest> {
     Some(req)
 }
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(
+    init: {
+        // Index the fixture and build the lazily compiled regexes before the first input, so
+        // that one-time work does not count against libFuzzer's per-input timeout.
+        WORLD.with(|cell| {
+            let w = cell.get_or_init(build);
+            let mut req = SearchRequest::literal("scry");
+            req.caller = Some(Caller {
+                uri: format!("claude:{}", SID[3]),
+                now: "2026-11-23T10:03:00Z".parse().expect("timestamp"),
+            });
+            let _ = w.store.search(&req);
+            let _ = search_direct(&w.sessions, &req);
+        });
+    },
+    |data: &[u8]| {
     let Some(mut req) = request(data) else {
         return;
     };
