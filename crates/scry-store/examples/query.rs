@@ -9,6 +9,9 @@ use scry_store::{Area, SearchRequest, Store};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("index") {
+        return index(&args[1..]);
+    }
     let Some(db) = args.first() else {
         eprintln!("usage: query <db> [runs] [marker]");
         std::process::exit(2);
@@ -79,4 +82,41 @@ fn main() {
 
 fn regex_syntax_escape(s: &str) -> String {
     regex::escape(s)
+}
+
+/// `query index <home> <db>`: a cold `index --all` of every provider's sessions under `home`
+/// (as the CLI does), timed, with the index size against the source bytes.
+fn index(args: &[String]) {
+    let (Some(home), Some(db)) = (args.first(), args.get(1)) else {
+        eprintln!("usage: query index <home> <db>");
+        std::process::exit(2);
+    };
+    let sources = scry_sources::registry();
+    let env = scry_source::Env::with_home(std::path::Path::new(home));
+    let t = Instant::now();
+    let files: Vec<_> = scry_sources::discover_all(&sources, &env, &[])
+        .into_iter()
+        .flat_map(|d| d.discovery.files)
+        .collect();
+    let bytes: u64 = files.iter().map(|f| f.size).sum();
+    let mut store = Store::open(std::path::Path::new(db)).expect("open index");
+    let report = store
+        .refresh(
+            &sources,
+            &files,
+            &scry_store::RefreshOptions::complete(),
+            &mut |_| true,
+        )
+        .expect("refresh");
+    let secs = t.elapsed().as_secs_f64();
+    let size = store.size_bytes().unwrap_or(0);
+    println!(
+        "indexed {} files ({} parsed, {} failed), {:.1} MB in {secs:.1} s; index {:.1} MB = {:.3}x",
+        files.len(),
+        report.parsed,
+        report.failed.len(),
+        bytes as f64 / 1e6,
+        size as f64 / 1e6,
+        size as f64 / bytes.max(1) as f64
+    );
 }
