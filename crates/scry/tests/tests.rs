@@ -2,6 +2,7 @@
 //! hermetic (`env_clear()`, `HOME` pinned, `TZ=UTC`).
 
 mod adversarial;
+mod browser;
 mod demo;
 mod errors;
 mod facts;

@@ -18,6 +18,7 @@ mod show;
 mod trace;
 mod turn;
 mod turns;
+mod web;
 mod workspace;
 
 use clap::Subcommand;
@@ -64,6 +65,8 @@ pub enum Command {
     Index(index::IndexArgs),
     /// Serve the read-only HTTP JSON API (loopback; bearer token; OpenAPI at /openapi.json)
     Serve(serve::ServeArgs),
+    /// Serve the local web page (loopback): browse, filter and search sessions
+    Web(web::WebArgs),
 }
 
 /// What a command prints: its output on stdout, and notes for people (warnings, "more
@@ -106,6 +109,7 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Search(args) => search::run(ctx, args),
         Command::Index(args) => index::run(ctx, args),
         Command::Serve(args) => serve::run(ctx, args),
+        Command::Web(args) => web::run(ctx, args),
     }
 }
 
