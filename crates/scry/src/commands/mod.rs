@@ -3,6 +3,7 @@
 mod context;
 mod digest;
 mod doctor;
+mod export;
 mod graph;
 mod index;
 mod inspect;
@@ -12,9 +13,12 @@ mod ledger_files;
 mod ledger_jobs;
 mod list;
 mod loaded;
+mod mcp;
+mod resume;
 mod search;
 mod serve;
 mod show;
+mod skill;
 mod trace;
 mod turn;
 mod turns;
@@ -65,6 +69,14 @@ pub enum Command {
     Index(index::IndexArgs),
     /// Serve the read-only HTTP JSON API (loopback; bearer token; OpenAPI at /openapi.json)
     Serve(serve::ServeArgs),
+    /// Serve read-only tools to agents over MCP (stdio): bounded, paged, cited, redacted
+    Mcp(mcp::McpArgs),
+    /// Install, check or remove the scry skill (SKILL.md) in each agent's skills directory
+    Skill(skill::SkillArgs),
+    /// Print (or run with --exec) the agent's own command to continue a session
+    Resume(resume::ResumeArgs),
+    /// Export a session as a self-contained Markdown, HTML or JSON document
+    Export(export::ExportArgs),
     /// Serve the local web page (loopback): browse, filter and search sessions
     Web(web::WebArgs),
 }
@@ -109,6 +121,10 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Search(args) => search::run(ctx, args),
         Command::Index(args) => index::run(ctx, args),
         Command::Serve(args) => serve::run(ctx, args),
+        Command::Mcp(args) => mcp::run(ctx, args),
+        Command::Skill(args) => skill::run(ctx, args),
+        Command::Resume(args) => resume::run(ctx, args),
+        Command::Export(args) => export::run(ctx, args),
         Command::Web(args) => web::run(ctx, args),
     }
 }
