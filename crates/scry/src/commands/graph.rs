@@ -5,7 +5,7 @@
 //! compacted_into) — each with its evidence count.
 
 use clap::Args;
-use scry_facts::{lineage_edges, reference_candidates, reference_edges, Edge};
+use scry_facts::{lineage_edges, reference_candidates, reference_edges_from, Edge};
 use scry_model::Header;
 use serde_json::json;
 
@@ -31,14 +31,17 @@ pub fn resolve_uri(catalog: &Catalog, reference: &str) -> Option<String> {
 
 /// Runs `scry graph`.
 pub fn run(ctx: &Ctx, args: &GraphArgs) -> CliResult<Output> {
-    let l = loaded::load(ctx, &args.id)?;
+    let mut l = loaded::load(ctx, &args.id)?;
+    // The L3 candidates from the index when it holds this session, else from the read.
+    let candidates = super::ledger_commands::use_index(ctx, &mut l)
+        .unwrap_or_else(|| reference_candidates(&l.session));
     let h = &l.session.header;
-    let mut edges: Vec<Edge> = reference_edges(&l.session, |t| resolve_uri(&l.catalog, t));
+    let mut edges: Vec<Edge> =
+        reference_edges_from(&h.uri, candidates.clone(), |t| resolve_uri(&l.catalog, t));
     edges.extend(lineage_edges(h, |t| {
         resolve_uri(&l.catalog, &format!("{}:{t}", h.provider.as_str()))
             .or_else(|| resolve_uri(&l.catalog, t))
     }));
-    let candidates = reference_candidates(&l.session);
     let resolved: usize = edges
         .iter()
         .filter(|e| e.field.is_none())

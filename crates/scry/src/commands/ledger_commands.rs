@@ -3,7 +3,7 @@
 //! an output excerpt; JSON rows carry provenance, extractor and evidence handle (S-F1).
 
 use clap::Args;
-use scry_facts::{CommandFilter, CommandRow, Outcome};
+use scry_facts::{CommandFilter, CommandRow, Outcome, ReferenceCandidate};
 use serde_json::json;
 
 use super::loaded::{self, Loaded};
@@ -30,7 +30,8 @@ pub struct CommandsArgs {
 
 /// Runs `scry commands`.
 pub fn run(ctx: &Ctx, args: &CommandsArgs) -> CliResult<Output> {
-    let l = loaded::load(ctx, &args.id)?;
+    let mut l = loaded::load(ctx, &args.id)?;
+    use_index(ctx, &mut l);
     let filter = CommandFilter {
         failed: args.failed,
         turn: args.turn,
@@ -61,6 +62,28 @@ pub fn run(ctx: &Ctx, args: &CommandsArgs) -> CliResult<Output> {
         return Ok(super::json_out(&v).into());
     }
     Ok(text(&l, &rows, Style::new(ctx.color)).into())
+}
+
+/// When the index is in use and holds this very session (same header, same events), replaces
+/// `l.facts` by the index's L2 facts (S-I1: computed from stored events, stored once) and returns
+/// its L3 reference candidates; `None` (facts as computed from the read) otherwise. Either way
+/// the output is the same as with `--no-index`.
+pub fn use_index(ctx: &Ctx, l: &mut Loaded) -> Option<Vec<ReferenceCandidate>> {
+    let path = crate::indexed::db_path(ctx)?;
+    if !path.exists() {
+        return None;
+    }
+    let store = scry_store::Store::open(&path).ok()?;
+    let uri = &l.session.header.uri;
+    let stored = crate::indexed::normalize(store.header(uri).ok()?);
+    if stored != crate::indexed::normalize(l.session.header.clone())
+        || usize::try_from(store.event_count(uri).ok()?).ok()? != l.session.events.len()
+    {
+        return None;
+    }
+    let layers = store.facts(uri).ok()?;
+    l.facts = layers.facts;
+    Some(layers.references)
 }
 
 /// `exit 1`, `ok`, `error`, `?`, `no result`.
