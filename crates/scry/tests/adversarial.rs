@@ -1,5 +1,5 @@
 //! Damaged input at the CLI level (SPEC S-R1): torn last line, corrupt middle line, NUL bytes,
-//! invalid UTF-8, a 20 MB single line, an empty file, a directory and a dangling symlink named
+//! invalid UTF-8, a 50 MB single line, an empty file, a directory and a dangling symlink named
 //! like session files, a directory symlink loop. No panic; the damaged sessions carry the right
 //! warnings; the good session is still listed and readable.
 
@@ -58,8 +58,8 @@ fn damaged_home() -> tempfile::TempDir {
     }
     bad.push(b'\n');
     write(&dir, 5, &bad);
-    // 6: one 20 MB line.
-    let big = "x".repeat(20 * 1024 * 1024);
+    // 6: one 50 MB line.
+    let big = "x".repeat(50 * 1024 * 1024);
     write(
         &dir,
         6,
@@ -165,7 +165,7 @@ fn damaged_sources_never_panic_and_good_ones_stay_listed() {
     assert!(big.json()["next_cursor"].is_string());
     assert_eq!(
         big.json()["turns"][0]["events"][0]["text_len"],
-        20 * 1024 * 1024
+        50 * 1024 * 1024
     );
 }
 

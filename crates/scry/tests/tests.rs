@@ -2,12 +2,12 @@
 //! hermetic (`env_clear()`, `HOME` pinned, `TZ=UTC`).
 
 mod adversarial;
+mod adversarial_gen;
 mod browser;
 mod demo;
 mod errors;
 mod export;
 mod facts;
-mod facts_index;
 mod http;
 mod index_cli;
 mod inspect;
@@ -16,7 +16,9 @@ mod mcp;
 mod paging;
 mod parity;
 mod readonly;
+mod readonly_os;
 mod resume;
 mod skill;
 mod sources;
+mod timed;
 mod util;
