@@ -83,6 +83,7 @@ fn export_html_opens_in_chromium_without_requests_and_shows_every_turn() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
     let out_dir = tempfile::tempdir().unwrap();
+    let url_re = regex::Regex::new(r#""(?:url|original_url)"\s*:\s*"([^"]+)""#).unwrap();
     for uri in [DEMO, "codex:01a1cf09-1bf0-7a3c-89d2-1f04be6c1d7e"] {
         let file = out_dir.path().join("session.html");
         let f = file.to_string_lossy().into_owned();
@@ -127,8 +128,7 @@ fn export_html_opens_in_chromium_without_requests_and_shows_every_turn() {
         assert!(dom.contains("<details"), "tool calls are collapsible");
         // The net log names every URL the browser touched: only the file itself.
         let log = std::fs::read_to_string(&netlog).expect("net log written");
-        let urls: Vec<String> = regex::Regex::new(r#""(?:url|original_url)"\s*:\s*"([^"]+)""#)
-            .unwrap()
+        let urls: Vec<String> = url_re
             .captures_iter(&log)
             .map(|c| c[1].to_string())
             .collect();

@@ -242,9 +242,9 @@ pub fn render(s: &Session, r: &Redactor) -> String {
         }
         out.push_str("</section>");
     }
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "</main><footer>Exported by scry from {} source file(s); {} event(s), {} warning(s){}.</footer></body></html>\n",
+        "</main><footer>Exported by scry from {} source file(s); {} event(s), {} warning(s){}.</footer></body></html>",
         h.sources.len(),
         s.events.len(),
         s.warnings.len(),
