@@ -736,6 +736,11 @@ fn browser_large_session_first_paint_requests_only_the_turn_directory() {
     assert_eq!(turns.len(), 100);
     let events: u64 = turns.iter().filter_map(|t| t["events"].as_u64()).sum();
     assert!(events >= 2_000, "{events} events");
+    // The server logs a request after replying: wait for this one before counting.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.api_requests().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let before = server.api_requests().len();
 
     let b = Browser::start(&chromium, &driver, tmp.path());
@@ -749,6 +754,10 @@ fn browser_large_session_first_paint_requests_only_the_turn_directory() {
         serde_json::from_value(b.js(&format!("return {API_FETCHES};"))).expect("entries");
     assert_eq!(fetched.len(), 1, "{fetched:?}");
     assert!(fetched[0].ends_with("/turns"), "{fetched:?}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.api_requests().len() <= before && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let logged = server.api_requests()[before..].to_vec();
     assert_eq!(logged.len(), 1, "{logged:?}");
     assert!(logged[0].contains("/turns 200"), "{logged:?}");
