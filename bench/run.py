@@ -391,8 +391,7 @@ def run_all(a, home, manifest, base):
     NA = "not available in this build"
     if "index" in cmds:
         S["cold index"] = measure([scry, "index", "--all"], senv, a.cold_reps or a.reps, a.work, "scry index cold", prep=rm_db)
-        rm_db()
-        run_once([scry, "index", "--all"], senv)
+        # the last cold repetition left a complete index: its size is the figure
         res["scry"]["index_bytes"] = sum(os.path.getsize(db + s) for s in ("", "-wal") if os.path.exists(db + s))
     else:
         S["cold index"] = NA
@@ -440,6 +439,29 @@ def run_all(a, home, manifest, base):
 
     flush("scry measured")
 
+    # ---- ccusage -------------------------------------------------------------------------------
+    if a.ccusage:
+        cc = os.path.abspath(a.ccusage)
+        res["ccusage"] = {"version": sh([cc, "--version"], base)}
+        C = res["ccusage"]["tasks"] = {}
+        C["session report"] = measure([cc, "session", "--json", "--offline"], base, a.reps, a.work, "ccusage session")
+        try:
+            rep = json.load(open(C["session report"]["stdout"]))["session"]
+            by = {}
+            for s in rep:
+                by[s["agent"]] = by.get(s["agent"], 0) + 1
+            res["ccusage"]["sessions_found"] = {"total": len(rep), "by_provider": by}
+            res["ccusage"]["report"] = rep
+        except Exception as e:  # noqa: BLE001
+            res["ccusage"]["sessions_found"] = {"error": str(e)}
+
+        flush("ccusage measured")
+
+    # ---- token check: ccusage vs manifest vs scry ------------------------------------------------
+    res["tokens"] = token_check(res, manifest, scry, senv, a)
+    flush("scry, ccusage and tokens measured")
+
+    # agentsview last: on big corpora it may still be finishing its background cold sync.
     # ---- agentsview ----------------------------------------------------------------------------
     if a.agentsview and a.av_synced and "median_s" not in wait_record(a):
         res["agentsview_skipped"] = f"its background cold sync ({a.av_synced}) had not finished after waiting {a.av_wait:.0f} s"
@@ -521,26 +543,6 @@ def run_all(a, home, manifest, base):
 
         flush("agentsview measured")
 
-    # ---- ccusage -------------------------------------------------------------------------------
-    if a.ccusage:
-        cc = os.path.abspath(a.ccusage)
-        res["ccusage"] = {"version": sh([cc, "--version"], base)}
-        C = res["ccusage"]["tasks"] = {}
-        C["session report"] = measure([cc, "session", "--json", "--offline"], base, a.reps, a.work, "ccusage session")
-        try:
-            rep = json.load(open(C["session report"]["stdout"]))["session"]
-            by = {}
-            for s in rep:
-                by[s["agent"]] = by.get(s["agent"], 0) + 1
-            res["ccusage"]["sessions_found"] = {"total": len(rep), "by_provider": by}
-            res["ccusage"]["report"] = rep
-        except Exception as e:  # noqa: BLE001
-            res["ccusage"]["sessions_found"] = {"error": str(e)}
-
-        flush("ccusage measured")
-
-    # ---- token check: ccusage vs manifest vs scry ------------------------------------------------
-    res["tokens"] = token_check(res, manifest, scry, senv, a)
     flush("complete")
     print(f"wrote {a.out} and {js}")
 
