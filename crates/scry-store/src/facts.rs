@@ -99,34 +99,29 @@ impl Store {
             };
             Ok((sid, stamp, stored, session))
         })?;
-        let (facts, refs) = stored;
-        let session: Session = match (session, facts, refs) {
-            (None, Some(facts), Some(references)) => {
-                return Ok(SessionFacts {
-                    facts,
-                    references,
-                    computed: false,
-                })
+        match (session, stored) {
+            (Some(s), (facts, refs)) => self.fill(sid, &stamp, &s, facts, refs),
+            (None, (Some(facts), Some(references))) => Ok(SessionFacts {
+                facts,
+                references,
+                computed: false,
+            }),
+            (None, (facts, refs)) => {
+                let s = self.session(uri)?;
+                self.fill(sid, &stamp, &s, facts, refs)
             }
-            (Some(s), f, r) => {
-                return self.fill(uri, sid, &stamp, &s, f, r);
-            }
-            (None, _, _) => self.session(uri)?,
-        };
-        self.fill(uri, sid, &stamp, &session, None, None)
+        }
     }
 
     /// Completes what was not stored from `session` and stores it.
     fn fill(
         &self,
-        _uri: &str,
         sid: i64,
         stamp: &(String, i64),
         session: &Session,
         facts: Option<Facts>,
         refs: Option<Vec<ReferenceCandidate>>,
     ) -> Result<SessionFacts> {
-        let session = session;
         let facts = facts.unwrap_or_else(|| Facts::of(session));
         let references = refs.unwrap_or_else(|| reference_candidates(session));
         // Storing is a cache fill: when another writer holds the index, the answer is the same.
