@@ -92,15 +92,23 @@ fn hurts_brush(text: &str) -> bool {
 
 /// A `<<` whose delimiter does not start like a word (letter, digit, `_`, quote, backslash)
 /// or a here-string `<<<`: no real command writes that, and brush buffers it without bound.
+/// Also a delimiter that is nothing but quotes and backslashes (an empty end tag after quote
+/// removal, e.g. `<<-''''…`): brush's end-tag removal then allocates gigabytes (fuzz-found).
 fn odd_heredoc(text: &str) -> bool {
     text.match_indices("<<").any(|(i, _)| {
         let rest = text[i + 2..]
             .trim_start_matches('-')
             .trim_start_matches([' ', '\t']);
-        match rest.chars().next() {
-            None => false,
-            Some(c) => !(c.is_alphanumeric() || matches!(c, '_' | '\'' | '"' | '\\' | '<')),
-        }
+        let tag = rest
+            .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '<' | '>'))
+            .next()
+            .unwrap_or("");
+        let empty_tag = !tag.is_empty() && tag.chars().all(|c| matches!(c, '\'' | '"' | '\\'));
+        empty_tag
+            || match rest.chars().next() {
+                None => false,
+                Some(c) => !(c.is_alphanumeric() || matches!(c, '_' | '\'' | '"' | '\\' | '<')),
+            }
     })
 }
 
@@ -569,6 +577,10 @@ mod tests {
             "echo 2147483648>x".to_string(),
             "l l<<\u{c}<<@<9|<<><<<a ".to_string(),
             "((((tto(\0\0((((((((((t((tto(\0\0((((((((((t\0\0\0\0\u{1}\0\0".to_string(),
+            {
+                let q = |n: usize| "'".repeat(n);
+                format!("pri{}n{}nodeVT}}/scri{}<<-{} ", q(19), q(3), q(24), q(26))
+            },
         ] {
             let p = parse(&input);
             assert!(p.fallback, "{input:?}");
