@@ -689,7 +689,11 @@ fn file_growing_while_read() {
             .expect("open for append");
         let mut n = 0u32;
         while !stop_w.load(std::sync::atomic::Ordering::Relaxed) && n < 4000 {
-            let kind = if n % 2 == 0 { "user" } else { "assistant" };
+            let kind = if n.is_multiple_of(2) {
+                "user"
+            } else {
+                "assistant"
+            };
             let line = claude_line(
                 kind,
                 &writer_sid,

@@ -103,6 +103,9 @@ fn http(
     try_http(port, method, path, host, body).unwrap_or_else(|e| panic!("{method} {path}: {e}"))
 }
 
+/// Status, headers and body of one HTTP response.
+type Reply = (u16, Vec<(String, String)>, String);
+
 /// One HTTP/1.1 exchange; the body is read to its Content-Length (chromedriver keeps the
 /// connection open whatever `Connection: close` says), else chunk by chunk, else to EOF.
 fn try_http(
@@ -111,7 +114,7 @@ fn try_http(
     path: &str,
     host: &str,
     body: Option<&str>,
-) -> Result<(u16, Vec<(String, String)>, String), String> {
+) -> Result<Reply, String> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())?;
     s.set_read_timeout(Some(Duration::from_secs(120))).ok();
     let body = body.unwrap_or("");

@@ -86,7 +86,10 @@ fn resume_prints_each_providers_command_on_the_demo() {
         );
     }
     // A subagent is continued through its parent: refused, naming the reason.
-    let out = scry(h, &["--demo", "resume", "claude:a3c9e1f05b7d2468a", "--json"]);
+    let out = scry(
+        h,
+        &["--demo", "resume", "claude:a3c9e1f05b7d2468a", "--json"],
+    );
     assert_eq!(out.code, 2, "{}", out.render());
     assert!(out.stderr.contains("subagent"), "{}", out.render());
     // Not found: exit 3.

@@ -8,6 +8,7 @@ mod demo;
 mod errors;
 mod export;
 mod facts;
+mod facts_index;
 mod http;
 mod index_cli;
 mod inspect;

@@ -205,7 +205,7 @@ fn claude_turn(w: &mut impl Write, i: u64, output: &str) {
     );
     let mut r = claude_env("user", n + 4, "0005");
     r["message"] = json!({"role": "user", "content": [{"tool_use_id": call,
-        "type": "tool_result", "content": output, "is_error": i % 7 == 0}]});
+        "type": "tool_result", "content": output, "is_error": i.is_multiple_of(7)}]});
     r["toolUseResult"] = json!({"stdout": output, "stderr": "", "interrupted": false,
         "isImage": false});
     r["sourceToolAssistantUUID"] = json!(format!("{:08x}-0004-4000-8000-000000000000", n + 3));

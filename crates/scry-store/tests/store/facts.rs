@@ -22,16 +22,25 @@ fn stored_facts_equal_the_facts_of_the_parse_for_every_corpus_session() {
         let want_facts = json(&Facts::of(d));
         let want_refs = json(&reference_candidates(d));
         let first = store.facts(uri).unwrap();
-        assert!(first.computed, "{uri}: nothing was stored before the first read");
+        assert!(
+            first.computed,
+            "{uri}: nothing was stored before the first read"
+        );
         assert_eq!(json(&first.facts), want_facts, "{uri}");
         assert_eq!(json(&first.references), want_refs, "{uri}");
         let again = store.facts(uri).unwrap();
-        assert!(!again.computed, "{uri}: the second read comes from the L2 table");
+        assert!(
+            !again.computed,
+            "{uri}: the second read comes from the L2 table"
+        );
         assert_eq!(json(&again.facts), want_facts, "{uri}");
         assert_eq!(json(&again.references), want_refs, "{uri}");
         with_commands += usize::from(!first.facts.commands.is_empty());
     }
-    assert!(with_commands >= 5, "only {with_commands} sessions ran commands");
+    assert!(
+        with_commands >= 5,
+        "only {with_commands} sessions ran commands"
+    );
 }
 
 #[test]
@@ -48,7 +57,9 @@ fn a_version_bump_recomputes_facts_from_stored_events_without_the_source() {
     let (file, parsed) = files
         .iter()
         .find_map(|f| {
-            let s = scry_sources::source_for(&sources, f.provider)?.parse(f).ok()?;
+            let s = scry_sources::source_for(&sources, f.provider)?
+                .parse(f)
+                .ok()?;
             let facts = Facts::of(&s);
             (facts.commands.len() >= 3 && !facts.files.writes.is_empty()).then_some((f, s))
         })
