@@ -25,6 +25,9 @@ pub struct LineReader<R> {
     buf: Vec<u8>,
     offset: u64,
     number: u64,
+    /// Set once the stream ended (or ended mid-line): a file that grows while it is read must
+    /// not continue from the middle of the torn line, so nothing more is read after that.
+    ended: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -40,6 +43,7 @@ impl<R: BufRead> LineReader<R> {
             buf: Vec::with_capacity(8 * 1024),
             offset,
             number: lines_before,
+            ended: false,
         }
     }
 
@@ -48,17 +52,26 @@ impl<R: BufRead> LineReader<R> {
         self.offset
     }
 
-    /// Reads the next line; `Ok(None)` at end of stream.
+    /// Reads the next line; `Ok(None)` at end of stream. An unterminated line is always the
+    /// last one returned, even when the underlying file grows meanwhile (a writer mid-append):
+    /// its rest is read by the next pass, which starts again at a line start.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         self.buf.clear();
+        if self.ended {
+            return Ok(None);
+        }
         let n = self.inner.read_until(b'\n', &mut self.buf)?;
         if n == 0 {
+            self.ended = true;
             return Ok(None);
         }
         let start = self.offset;
         self.offset += n as u64;
         self.number += 1;
         let complete = self.buf.last() == Some(&b'\n');
+        if !complete {
+            self.ended = true;
+        }
         let mut end = self.buf.len();
         if complete {
             end -= 1;
@@ -96,6 +109,33 @@ mod tests {
                 (b"three".to_vec(), 10, 4, false),
             ]
         );
+    }
+
+    /// A reader whose stream "grows" after its first end, like a file being appended to.
+    struct Growing(Vec<&'static [u8]>);
+
+    impl io::Read for Growing {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Ok(0);
+            }
+            let chunk = self.0.remove(0);
+            buf[..chunk.len()].copy_from_slice(chunk);
+            Ok(chunk.len())
+        }
+    }
+
+    #[test]
+    fn a_torn_line_is_the_last_even_when_the_file_grows_meanwhile() {
+        // "two" is torn at the first end of stream; the writer then finishes it and appends.
+        let src = Growing(vec![b"one\ntw", b"", b"o\nthree\n"]);
+        let mut r = LineReader::new(io::BufReader::with_capacity(64, src));
+        let mut seen = Vec::new();
+        while let Some(l) = r.next_line().unwrap() {
+            seen.push((l.bytes.to_vec(), l.complete));
+        }
+        assert_eq!(seen, vec![(b"one".to_vec(), true), (b"tw".to_vec(), false)]);
+        assert_eq!(r.offset(), 6);
     }
 
     #[test]

@@ -667,10 +667,10 @@ fn event_total(show: &Value) -> u64 {
 // Found by this test (intermittent, depends on where the writer is when `index` reads): after
 // an incremental refresh over a torn tail, `show` reported the stale `incomplete_tail` of the
 // earlier read plus a `corrupt_record` one line further on ("invalid number at line 1
-// column 2"): the resumed read started inside a line. Ignored until the resume path (store
-// refresh / Claude resume from a safe point) is fixed; run with `--ignored`.
+// column 2"). Cause: the shared line reader, having returned the torn line at end of file,
+// went on reading when the file had grown meanwhile, so the next "line" began inside the torn
+// one. The reader now stops at a torn line (scry_source::lines).
 #[test]
-#[ignore = "finds a resume-after-torn-tail bug (see comment); not yet fixed"]
 fn file_growing_while_read() {
     let c = Case::new();
     let sid = id(0x71);
