@@ -121,13 +121,26 @@ fn merge(mut hits: Vec<Hit>) -> Vec<Finding> {
 /// unless it is empty or a placeholder. Returns what was redacted, by JSON pointer. Recursion
 /// depth follows the value's depth, which `serde_json` caps at 128 when parsing.
 pub fn redact_json(value: &mut Value) -> Vec<JsonFinding> {
+    redact_json_except(value, &[])
+}
+
+/// [`redact_json`], leaving alone the values of object fields named in `keep` (at any depth):
+/// identifiers, paths, times and cursors that must stay as they are (a uuid must not become
+/// `[redacted:high_entropy]`). Secret-named fields are still redacted whole everywhere else.
+pub fn redact_json_except(value: &mut Value, keep: &[&str]) -> Vec<JsonFinding> {
     let mut out = Vec::new();
     let mut pointer = String::new();
-    walk(value, &mut pointer, false, &mut out);
+    walk(value, &mut pointer, false, keep, &mut out);
     out
 }
 
-fn walk(value: &mut Value, pointer: &mut String, secret_field: bool, out: &mut Vec<JsonFinding>) {
+fn walk(
+    value: &mut Value,
+    pointer: &mut String,
+    secret_field: bool,
+    keep: &[&str],
+    out: &mut Vec<JsonFinding>,
+) {
     match value {
         Value::String(s) => {
             let findings = find(s);
@@ -155,17 +168,20 @@ fn walk(value: &mut Value, pointer: &mut String, secret_field: bool, out: &mut V
                 let len = pointer.len();
                 pointer.push('/');
                 pointer.push_str(&i.to_string());
-                walk(item, pointer, false, out);
+                walk(item, pointer, false, keep, out);
                 pointer.truncate(len);
             }
         }
         Value::Object(map) => {
             let rules = Rules::get();
             for (key, item) in map.iter_mut() {
+                if keep.contains(&key.as_str()) {
+                    continue;
+                }
                 let len = pointer.len();
                 pointer.push('/');
                 pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
-                walk(item, pointer, rules.is_secret_name(key), out);
+                walk(item, pointer, rules.is_secret_name(key), keep, out);
                 pointer.truncate(len);
             }
         }
@@ -212,6 +228,25 @@ mod tests {
         assert_eq!(
             r("DB_PASSWORD=hunter22"),
             "DB_PASSWORD=[redacted:secret_assignment]"
+        );
+    }
+
+    #[test]
+    fn json_keeps_named_fields_and_still_redacts_secret_fields() {
+        let uuid = "4f1c2a9e-7b3d-4c8e-9a21-5d6e7f809a1b";
+        let mut v = serde_json::json!({
+            "uri": format!("claude:{uuid}"),
+            "events": [{"id": uuid, "args": {"api_key": "abc123def456", "cmd": "ls"}}],
+        });
+        let f = redact_json_except(&mut v, &["uri", "id"]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].pointer, "/events/0/args/api_key");
+        assert_eq!(v["uri"], format!("claude:{uuid}"));
+        assert_eq!(v["events"][0]["id"], uuid);
+        assert_eq!(v["events"][0]["args"]["cmd"], "ls");
+        assert_eq!(
+            v["events"][0]["args"]["api_key"],
+            "[redacted:secret_assignment]"
         );
     }
 
