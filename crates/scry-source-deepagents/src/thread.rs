@@ -201,6 +201,8 @@ pub(crate) fn parse(file: &SourceFile, out: &mut Emitter<'_>) -> Result<Header, 
     // Channel values: the namespace's own, falling back to the root thread's.
     let (values, value_warnings) =
         reconstruct::latest_channel_values(&db, &thread_id, &ns).map_err(&err)?;
+    // The latest checkpoint is decoded again for the messages below: its warnings are said once.
+    let said = value_warnings.clone();
     warn_lines(out, path, value_warnings);
     let root_values = if ns.is_empty() {
         Vec::new()
@@ -235,7 +237,8 @@ pub(crate) fn parse(file: &SourceFile, out: &mut Emitter<'_>) -> Result<Header, 
 
     // Messages.
     let rebuilt = reconstruct::thread_messages(&db, &thread_id, &ns).map_err(&err)?;
-    warn_lines(out, path, rebuilt.warnings.clone());
+    let fresh = rebuilt.warnings.iter().filter(|w| !said.contains(w));
+    warn_lines(out, path, fresh.cloned().collect());
     let messages = rebuilt.messages;
     let times: Vec<Option<Timestamp>> = reconstruct::message_times(&db, &thread_id, &ns, &messages)
         .map_err(&err)?

@@ -235,6 +235,11 @@ fn msgpack_length_bombs_in_a_checkpoint() {
                     .is_some_and(|m| m.contains("decode") || m.contains("msgpack"))),
                 "{t}: {w:?}"
             );
+            let mut messages: Vec<&str> = w.iter().filter_map(|w| w["message"].as_str()).collect();
+            let all = messages.len();
+            messages.sort_unstable();
+            messages.dedup();
+            assert_eq!(messages.len(), all, "{t}: a warning said twice: {w:?}");
         } else {
             assert!(
                 show.out.stderr.starts_with("error: "),
