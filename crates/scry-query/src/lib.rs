@@ -8,6 +8,8 @@
 //! - [`read()`] / [`event_window()`]: turns, events, a locator, one tool call, an artifact or
 //!   the raw records, paged with cursors that are refused once the source changed (`turn`);
 //! - [`search()`]: across sessions or within one (S-Q5);
+//! - [`events()`] / [`relations()`]: one session's events by seq, time, kind, surface and text
+//!   (S-Q4), and one event's replacement chain and source / derived events (S-Q6);
 //! - [`lineage()`]: ancestors, descendants, root or first unresolvable parent (S-Q6);
 //! - [`headers()`]: batch reads, one result per input in order, a failure rejecting only its
 //!   own entry.
@@ -24,6 +26,7 @@
 pub mod batch;
 pub mod catalog;
 pub mod error;
+pub mod events;
 pub mod filter;
 pub mod indexed;
 pub mod lineage;
@@ -47,6 +50,7 @@ use serde::Serialize;
 
 pub use batch::{headers, Batch, BatchEntry};
 pub use error::{QueryError, QueryResult};
+pub use events::{events, relations, EventPage, EventQuery, PageRequest, Relations};
 pub use filter::{KindFilter, Scope};
 pub use lineage::{lineage, Lineage};
 pub use list::{list, ListQuery, SessionList, SessionRow};

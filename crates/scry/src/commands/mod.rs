@@ -3,6 +3,7 @@
 mod context;
 mod digest;
 mod doctor;
+mod events;
 mod export;
 mod graph;
 mod index;
@@ -41,6 +42,8 @@ pub enum Command {
     Turns(turns::TurnsArgs),
     /// Read one turn (or events) in full, paged
     Turn(turn::TurnArgs),
+    /// Filter a session's events (seq, time, kind, surface, text) or show one event's relations
+    Events(events::EventsArgs),
     /// The commands ledger: every shell command, its outcome and output
     Commands(ledger_commands::CommandsArgs),
     /// The files ledger: every file written, grouped project / runtime / log
@@ -107,6 +110,7 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Show(args) => show::run(ctx, args),
         Command::Turns(args) => turns::run(ctx, args),
         Command::Turn(args) => turn::run(ctx, args),
+        Command::Events(args) => events::run(ctx, args),
         Command::Commands(args) => ledger_commands::run(ctx, args),
         Command::Files(args) => ledger_files::run(ctx, args),
         Command::Errors(args) => ledger_errors::run(ctx, args),

@@ -1,0 +1,393 @@
+//! Events of one session by event-level filters (S-Q4) and the relations of one event (S-Q6):
+//! `scry events`, and `GET /v1/sessions/{id}/events`.
+//!
+//! [`events()`] streams the session (from the index when it holds it, else from the source —
+//! the same events either way, SPEC P2) and keeps only one page of small rows (a preview, never
+//! the whole text; `scry turn --event` reads an event in full): seq range, time range, kind,
+//! surface and a text clause ([`clause`]), AND across filters, OR within one clause's values.
+//! Every match is counted (`total`), so a page says how much it leaves out. Pages are at most
+//! `limit` rows; the cursor binds the session, the source fingerprint, the normalized filters
+//! and the page size, and is refused once any of them changed.
+//!
+//! Surfaces are derived while streaming by the shared rules ([`surface`]); a surface filter
+//! needs them before the first row, so it costs a second pass over the session (still streamed).
+//!
+//! [`relations()`]: see [`relations`].
+
+pub mod clause;
+pub mod relations;
+pub mod surface;
+
+use scry_model::{ErrorCode, Event, EventKind, Header, Surface, Timestamp, Warning};
+use scry_source::EventSink;
+use serde::{Serialize, Serializer};
+use serde_json::{json, Value};
+
+use crate::error::{QueryError, QueryResult};
+use crate::page::{self, Cursor, Pos};
+use crate::{render, session_read, Availability, Context};
+
+pub use clause::{EventQuery, Filters, TextClause, TextMatch};
+pub use relations::{relations, Link, Related, Relations};
+pub use surface::SurfaceScan;
+
+/// Rows per page unless asked otherwise.
+pub const DEFAULT_LIMIT: usize = 50;
+/// The largest page.
+pub const MAX_LIMIT: usize = 1000;
+/// Characters of an event shown in its row (the match and what surrounds it, or the start).
+pub const PREVIEW: usize = 160;
+
+/// Which page to return.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRequest {
+    /// At most this many rows (1..=[`MAX_LIMIT`]).
+    pub limit: usize,
+    /// Continue after a previous page.
+    pub cursor: Option<String>,
+}
+
+impl Default for PageRequest {
+    fn default() -> Self {
+        PageRequest {
+            limit: DEFAULT_LIMIT,
+            cursor: None,
+        }
+    }
+}
+
+/// One matching event, small: what it is, where it is, and a preview.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EventRow {
+    /// 0-based position.
+    pub seq: u32,
+    /// 1-based display number (`E<n>`).
+    pub event: u32,
+    /// Turn (0 = preamble).
+    pub turn: u32,
+    /// Kind.
+    pub kind: EventKind,
+    /// Provider subtype.
+    pub subtype: Option<String>,
+    /// When (null when unknown).
+    pub time: Option<Timestamp>,
+    /// Surface (S-Q2), derived.
+    pub surface: Surface,
+    /// Tool name of a call / result.
+    pub tool: Option<String>,
+    /// Call id of a call / result.
+    pub call_id: Option<String>,
+    /// Exit code when recorded.
+    pub exit_code: Option<i64>,
+    /// Whether it failed (S-F4); null for events that are not tool results.
+    pub failed: Option<bool>,
+    /// Stable locator (S-E2).
+    pub locator: String,
+    /// Characters of the whole text.
+    pub chars: usize,
+    /// One line: around the text match, else the start of the text (or the arguments).
+    pub preview: String,
+    /// Where the text clause matched first.
+    #[serde(rename = "match")]
+    pub text_match: Option<TextMatch>,
+}
+
+impl EventRow {
+    /// The row of `e` with its derived `surface` and the text match.
+    pub fn of(e: &Event, surface: Surface, m: Option<TextMatch>) -> EventRow {
+        let preview = match &m {
+            Some(tm) => {
+                let field: String = if tm.field == "text" {
+                    e.text.clone()
+                } else {
+                    arg_at(e.args.as_ref(), &tm.field).unwrap_or_default()
+                };
+                let from = tm.from.saturating_sub(40);
+                let cut = page::chars(&field, from, from + PREVIEW);
+                let lead = if from > 0 { "…" } else { "" };
+                let prefix = if tm.field == "text" {
+                    String::new()
+                } else {
+                    format!("{}: ", tm.field)
+                };
+                render::clip(&format!("{prefix}{lead}{cut}"), PREVIEW)
+            }
+            None if !e.text.trim().is_empty() => render::clip(&e.text, PREVIEW),
+            None => e
+                .args
+                .as_ref()
+                .map(|a| render::clip(&crate::stats::short_args(a, PREVIEW), PREVIEW))
+                .unwrap_or_default(),
+        };
+        EventRow {
+            seq: e.seq,
+            event: e.seq.saturating_add(1),
+            turn: e.turn,
+            kind: e.kind,
+            subtype: e.subtype.clone(),
+            time: e.time,
+            surface,
+            tool: e.tool.clone(),
+            call_id: e.call_id.clone(),
+            exit_code: e.exit_code,
+            failed: (e.kind == EventKind::ToolResult).then(|| e.is_failure()),
+            locator: e.locator.as_str().to_string(),
+            chars: e.text.chars().count(),
+            preview,
+            text_match: m,
+        }
+    }
+}
+
+/// The string at `args.<path>` (the path [`TextClause::find`] reports).
+fn arg_at(args: Option<&Value>, field: &str) -> Option<String> {
+    let mut v = args?;
+    let mut rest = field.strip_prefix("args")?;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('[') {
+            let (n, after) = r.split_once(']')?;
+            v = v.get(n.parse::<usize>().ok()?)?;
+            rest = after;
+        } else if let Some(r) = rest.strip_prefix('.') {
+            // Object keys may hold '.' or '[': take the longest key present.
+            let obj = v.as_object()?;
+            let key = obj
+                .keys()
+                .filter(|k| {
+                    r.strip_prefix(k.as_str())
+                        .is_some_and(|a| a.is_empty() || a.starts_with(['.', '[']))
+                })
+                .max_by_key(|k| k.len())?;
+            v = obj.get(key)?;
+            rest = r.get(key.len()..)?;
+        } else {
+            return None;
+        }
+    }
+    v.as_str().map(str::to_string)
+}
+
+/// One page of `events`.
+#[derive(Debug)]
+pub struct EventPage {
+    /// The header it was computed from (S-Q3).
+    pub header: Header,
+    /// The source fingerprint (S-Q3).
+    pub fingerprint: String,
+    /// Live / persisted (S-Q1).
+    pub availability: Availability,
+    /// The normalized filters.
+    pub filters: Value,
+    /// The rows of this page, in seq order.
+    pub events: Vec<EventRow>,
+    /// Every matching event of the session.
+    pub total: u64,
+    /// Matching events before this page.
+    pub before: u64,
+    /// Events in the session.
+    pub session_events: u32,
+    /// The page size.
+    pub limit: usize,
+    /// The cursor of the next page.
+    pub next_cursor: Option<String>,
+    /// Read warnings.
+    pub warnings: Vec<Warning>,
+}
+
+/// The pass that keeps a page: counts every match, keeps `limit` rows from `start`.
+struct Collect<'a> {
+    filters: &'a Filters,
+    /// `Some` when surfaces are known before streaming (second pass).
+    shadow_end: Option<u32>,
+    /// Folds surfaces when they are not known yet (single pass).
+    scan: SurfaceScan,
+    start: u32,
+    limit: usize,
+    rows: Vec<(EventRow, Surface)>,
+    total: u64,
+    before: u64,
+    next: Option<u32>,
+    warnings: Vec<Warning>,
+}
+
+impl EventSink for Collect<'_> {
+    fn event(&mut self, e: Event) {
+        if self.shadow_end.is_none() {
+            self.scan.add(&e);
+        } else {
+            self.scan.total = self.scan.total.max(e.seq.saturating_add(1));
+        }
+        if !self.filters.accepts_fields(&e) {
+            return;
+        }
+        if let Some(end) = self.shadow_end {
+            let s = surface::surface_of(end, e.seq, e.surface);
+            if !self.filters.accepts_surface(s) {
+                return;
+            }
+        }
+        let m = match &self.filters.text {
+            Some(t) => match t.find(&e) {
+                Some(m) => Some(m),
+                None => return,
+            },
+            None => None,
+        };
+        self.total += 1;
+        if e.seq < self.start {
+            self.before += 1;
+        } else if self.rows.len() < self.limit {
+            let provisional = self
+                .shadow_end
+                .map_or(e.surface, |end| surface::surface_of(end, e.seq, e.surface));
+            self.rows
+                .push((EventRow::of(&e, provisional, m), e.surface));
+        } else if self.next.is_none() {
+            self.next = Some(e.seq);
+        }
+    }
+    fn warning(&mut self, w: Warning) {
+        self.warnings.push(w);
+    }
+}
+
+/// Surfaces only (the first pass when a surface filter needs them up front).
+struct ScanOnly(SurfaceScan);
+
+impl EventSink for ScanOnly {
+    fn event(&mut self, e: Event) {
+        self.0.add(&e);
+    }
+    fn warning(&mut self, _: Warning) {}
+}
+
+fn selection_key(filters: &Value, limit: usize) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(format!("events|{filters}|{limit}").as_bytes())
+}
+
+/// The events of session `id` that pass `q`, one page of at most `page.limit` rows.
+pub fn events(
+    ctx: &Context,
+    id: &str,
+    q: &EventQuery,
+    page: &PageRequest,
+) -> QueryResult<EventPage> {
+    if page.limit == 0 || page.limit > MAX_LIMIT {
+        return Err(QueryError::usage(
+            ErrorCode::InvalidPageSize,
+            format!("invalid --limit {}: use 1 to {MAX_LIMIT}", page.limit),
+        ));
+    }
+    let filters = Filters::parse(q, Timestamp::now())?;
+    let filters_json = filters.to_json();
+    let selection = selection_key(&filters_json, page.limit);
+    let cursor = page.cursor.as_deref().map(Cursor::decode).transpose()?;
+    let opened = session_read::open(ctx, id)?;
+    let fingerprint = crate::source_fingerprint(&opened.file.path);
+    let uri = format!("{}:{}", opened.file.provider, opened.file.id);
+    let start = match &cursor {
+        Some(c) => c.check(&uri, fingerprint, selection)?.unit,
+        None => 0,
+    };
+    let start = u32::try_from(start).unwrap_or(u32::MAX);
+    let shadow_end = if filters.surfaces.is_empty() {
+        None
+    } else {
+        let mut first = ScanOnly(SurfaceScan::default());
+        opened.stream(&mut first)?;
+        Some(first.0.shadow_end())
+    };
+    let mut sink = Collect {
+        filters: &filters,
+        shadow_end,
+        scan: SurfaceScan::default(),
+        start,
+        limit: page.limit,
+        rows: Vec::new(),
+        total: 0,
+        before: 0,
+        next: None,
+        warnings: Vec::new(),
+    };
+    let header = opened.stream(&mut sink)?;
+    let end = shadow_end.unwrap_or_else(|| sink.scan.shadow_end());
+    let events: Vec<EventRow> = sink
+        .rows
+        .into_iter()
+        .map(|(mut row, provider)| {
+            row.surface = surface::surface_of(end, row.seq, provider);
+            row
+        })
+        .collect();
+    let next_cursor = sink.next.map(|seq| {
+        Cursor {
+            session: page::session_hash(&uri),
+            source: fingerprint,
+            selection,
+            pos: Pos {
+                unit: seq as usize,
+                offset: 0,
+            },
+        }
+        .encode()
+    });
+    Ok(EventPage {
+        header,
+        fingerprint: format!("{fingerprint:016x}"),
+        availability: opened.availability(),
+        filters: filters_json,
+        events,
+        total: sink.total,
+        before: sink.before,
+        session_events: sink.scan.total,
+        limit: page.limit,
+        next_cursor,
+        warnings: sink.warnings,
+    })
+}
+
+impl EventPage {
+    /// The JSON contract of `events --json`: `{"session", "fingerprint", "filters", "events":
+    /// […], "total", "from", "to", "session_events", "limit", "next_cursor", "truncated",
+    /// "warnings"}` (`from` / `to`: 1-based positions of this page among all matches).
+    pub fn to_json(&self) -> Value {
+        let shown = self.events.len() as u64;
+        json!({
+            "session": render::header_json(&self.header),
+            "fingerprint": self.fingerprint,
+            "filters": self.filters,
+            "events": self.events,
+            "total": self.total,
+            "from": if shown == 0 { Value::Null } else { json!(self.before + 1) },
+            "to": if shown == 0 { Value::Null } else { json!(self.before + shown) },
+            "session_events": self.session_events,
+            "limit": self.limit,
+            "next_cursor": self.next_cursor,
+            "truncated": self.next_cursor.is_some(),
+            "warnings": render::warnings_json(&self.warnings),
+        })
+    }
+}
+
+impl Serialize for EventPage {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arg_paths_resolve() {
+        let a = json!({"command": "ls", "edits": [{"old.s": "x"}], "n": {"k": "v"}});
+        assert_eq!(arg_at(Some(&a), "args.command").as_deref(), Some("ls"));
+        assert_eq!(
+            arg_at(Some(&a), "args.edits[0].old.s").as_deref(),
+            Some("x")
+        );
+        assert_eq!(arg_at(Some(&a), "args.n.k").as_deref(), Some("v"));
+        assert_eq!(arg_at(Some(&a), "args.none"), None);
+    }
+}

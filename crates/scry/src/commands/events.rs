@@ -1,0 +1,265 @@
+//! `scry events <id>` (S-Q4): one session's events by seq range, time range, kind, surface and
+//! a text clause, one small row each (number, turn, time, kind, tool, surface, a preview), paged
+//! with `--limit` and a cursor; `scry events <id> --relations <seq>` (S-Q6): one event's
+//! surface, replacement chain, compaction group and source / derived events. Both answer
+//! through the query crate (`scry_query::events`, `scry_query::relations`).
+
+use clap::Args;
+use scry_model::Surface;
+use scry_query::events::clause::surface_name;
+use scry_query::events::relations::parse_target;
+use scry_query::events::{EventRow, Link, Related};
+use scry_query::{EventPage, EventQuery, PageRequest, Relations};
+
+use super::Output;
+use crate::app::Ctx;
+use crate::error::CliResult;
+use crate::render::{self, Style};
+
+/// Arguments of `scry events`.
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
+    pub id: String,
+    /// Seq ranges, 0-based and inclusive: `10-40`, `7`, `30-`, `1,5-9`
+    #[arg(long, value_name = "A-B")]
+    pub seq: Option<String>,
+    /// Events at or after: `24h`, `7d`, an ISO date or time
+    #[arg(long, value_name = "T")]
+    pub since: Option<String>,
+    /// Events at or before: `24h` (ago), an ISO date (through its end) or time
+    #[arg(long, value_name = "T")]
+    pub until: Option<String>,
+    /// Kinds: user, assistant, thinking, tool_call, tool_result, system, compaction, meta
+    #[arg(long, value_name = "K,…")]
+    pub kind: Option<String>,
+    /// Surfaces: current, shadowed, log-only
+    #[arg(long, value_name = "S,…")]
+    pub surface: Option<String>,
+    /// Text clause: literal, case-insensitive; a run of spaces matches any run of whitespace
+    #[arg(long, value_name = "TEXT")]
+    pub text: Option<String>,
+    /// Rows per page (1-1000)
+    #[arg(long, value_name = "N", default_value_t = scry_query::events::DEFAULT_LIMIT)]
+    pub limit: usize,
+    /// Continue after a previous page
+    #[arg(long, value_name = "C")]
+    pub cursor: Option<String>,
+    /// Relations of one event (a 0-based seq, or E<n>): replacement chain, source / derived
+    #[arg(
+        long,
+        value_name = "SEQ",
+        conflicts_with_all = ["seq", "since", "until", "kind", "surface", "text", "cursor"]
+    )]
+    pub relations: Option<String>,
+}
+
+/// Runs `scry events`.
+pub fn run(ctx: &Ctx, args: &EventsArgs) -> CliResult<Output> {
+    let s = Style::new(ctx.color);
+    if let Some(target) = &args.relations {
+        let r = scry_query::relations(ctx, &args.id, parse_target(target)?)?;
+        if ctx.json {
+            return Ok(super::json_out(&r.to_json()).into());
+        }
+        return Ok(relations_text(&r, s));
+    }
+    let q = EventQuery {
+        seq: args.seq.clone(),
+        since: args.since.clone(),
+        until: args.until.clone(),
+        kind: args.kind.clone(),
+        surface: args.surface.clone(),
+        text: args.text.clone(),
+    };
+    let page = PageRequest {
+        limit: args.limit,
+        cursor: args.cursor.clone(),
+    };
+    let p = scry_query::events(ctx, &args.id, &q, &page)?;
+    if ctx.json {
+        return Ok(super::json_out(&p.to_json()).into());
+    }
+    Ok(page_text(&p, s))
+}
+
+fn title(h: &scry_model::Header, s: Style) -> String {
+    s.bold(&format!(
+        "{}  {}",
+        h.uri,
+        render::clip(h.title.as_deref().unwrap_or("(untitled)"), 60)
+    ))
+}
+
+/// `E13  T1  2026-11-30 14:52  tool_call Bash  [shadowed]`.
+fn row_head(r: &EventRow, s: Style) -> String {
+    let mut what = r.kind.as_str().to_string();
+    if let Some(st) = &r.subtype {
+        what.push_str(&format!("/{st}"));
+    }
+    if let Some(t) = &r.tool {
+        what.push_str(&format!(" {t}"));
+    }
+    if let Some(c) = r.exit_code {
+        what.push_str(&format!(" exit {c}"));
+    } else if r.failed == Some(true) {
+        what.push_str(" error");
+    }
+    if r.surface != Surface::Current {
+        what.push_str(&format!("  [{}]", surface_name(r.surface)));
+    }
+    let line = format!(
+        "{:<6} T{:<3} {}  {}",
+        format!("E{}", r.event),
+        r.turn,
+        render::time(r.time),
+        render::safe_text(&what)
+    );
+    if r.failed == Some(true) {
+        s.red(&line)
+    } else {
+        line
+    }
+}
+
+fn page_text(p: &EventPage, s: Style) -> Output {
+    let mut out = title(&p.header, s);
+    out.push('\n');
+    for r in &p.events {
+        out.push_str(&row_head(r, s));
+        out.push('\n');
+        if !r.preview.is_empty() {
+            out.push_str(&format!(
+                "  {}\n",
+                render::clip(&r.preview, render::WIDTH - 2)
+            ));
+        }
+    }
+    if p.events.is_empty() {
+        out.push_str("(no matching events)\n");
+    }
+    let shown = p.events.len() as u64;
+    let range = if shown == 0 {
+        String::new()
+    } else {
+        format!("; showing {}–{}", p.before + 1, p.before + shown)
+    };
+    out.push_str(&s.dim(&format!(
+        "{} of {} events match{range}",
+        render::thousands(p.total),
+        render::thousands(u64::from(p.session_events)),
+    )));
+    out.push('\n');
+    if let Some(c) = &p.next_cursor {
+        out.push_str(&format!(
+            "[more: this page stopped at --limit {}; continue with --cursor {c}]\n",
+            p.limit
+        ));
+    }
+    let notes: String = render::warnings_text(&p.warnings, 5)
+        .into_iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    Output {
+        stdout: out,
+        stderr: notes,
+    }
+}
+
+fn numbers(seqs: &[u32]) -> String {
+    match (seqs.first(), seqs.last()) {
+        (Some(a), Some(b)) if a != b => format!("E{}–E{}", a + 1, b + 1),
+        (Some(a), _) => format!("E{}", a + 1),
+        _ => "-".into(),
+    }
+}
+
+fn link_text(l: &Link) -> String {
+    let subtypes: Vec<&str> = l.subtypes.iter().flatten().map(String::as_str).collect();
+    let mut t = format!("{} compaction", numbers(&l.seqs));
+    if !subtypes.is_empty() {
+        t.push_str(&format!(" ({})", subtypes.join(", ")));
+    }
+    t.push_str(&format!(" [{}", surface_name(l.surface)));
+    if l.rule == "recorded" {
+        t.push_str(", recorded by the provider");
+    }
+    t.push(']');
+    t
+}
+
+fn related_text(r: &Related) -> String {
+    let mut t = format!("E{} {}", r.event, r.kind.as_str());
+    if let Some(tool) = &r.tool {
+        t.push_str(&format!(" {tool}"));
+    }
+    t.push_str(&format!(" (by {})", r.via));
+    t
+}
+
+fn relations_text(r: &Relations, s: Style) -> Output {
+    let e = &r.event;
+    let mut out = vec![title(&r.header, s), row_head(e, s)];
+    if !e.preview.is_empty() {
+        out.push(format!("  {}", render::clip(&e.preview, render::WIDTH - 2)));
+    }
+    let mut surface = format!("surface: {}", surface_name(e.surface));
+    if e.surface != r.provider_surface {
+        surface.push_str(&format!(
+            " (derived; the provider recorded it as {})",
+            surface_name(r.provider_surface)
+        ));
+    }
+    out.push(surface);
+    if !r.replaced_by.is_empty() {
+        let chain: Vec<String> = r.replaced_by.iter().map(link_text).collect();
+        out.push(format!("replaced by: {}", chain.join(" → ")));
+    }
+    if !r.group.is_empty() {
+        out.push(format!("compaction group: {}", numbers(&r.group)));
+    }
+    if let Some(rep) = &r.replaces {
+        let line = match (rep["from_seq"].as_u64(), rep["to_seq"].as_u64()) {
+            (Some(a), Some(b)) => format!(
+                "replaces: E{}–E{} ({} current then)",
+                a + 1,
+                b + 1,
+                render::count(rep["events"].as_u64().unwrap_or(0), "event")
+            ),
+            _ => match rep["seqs"].as_array() {
+                Some(list) => {
+                    let seqs: Vec<u32> = list
+                        .iter()
+                        .filter_map(|v| v.as_u64())
+                        .filter_map(|v| u32::try_from(v).ok())
+                        .collect();
+                    format!(
+                        "replaces: {} (recorded by the provider)",
+                        render::count(seqs.len() as u64, "event")
+                    )
+                }
+                None => "replaces: nothing new (earlier compactions already did)".into(),
+            },
+        };
+        out.push(line);
+    }
+    for src in &r.sources {
+        out.push(format!("source: {}", related_text(src)));
+    }
+    for d in &r.derived {
+        out.push(format!("derived: {}", related_text(d)));
+    }
+    for n in &r.notes {
+        out.push(format!("note: {n}"));
+    }
+    let mut stdout = out.join("\n");
+    stdout.push('\n');
+    let notes: String = render::warnings_text(&r.warnings, 5)
+        .into_iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    Output {
+        stdout,
+        stderr: notes,
+    }
+}
