@@ -6,6 +6,7 @@ mod adversarial_gen;
 mod browser;
 mod demo;
 mod errors;
+mod events;
 mod export;
 mod facts;
 mod facts_index;
