@@ -14,6 +14,9 @@
 //! - Codex `01a22cf1-805d…`: 5 `function_call` + 2 `custom_tool_call` response items and their 7
 //!   outputs, all before the `compacted` record (line 82); none after it; one `compacted`
 //!   record. The first call is `exec_command` `ls -la`, id `call_f76bba8b43a6423fa5fc629a`.
+//! - DSH `session-585b2c35…` (`zstd -dc` + python over the records with a `surfaceOp` replace):
+//!   record 31 replaces records 7-8 (the first user prompt and what follows), record 49 replaces
+//!   31, record 66 replaces 49 — three compaction checkpoints, the last one current.
 
 use std::path::Path;
 
@@ -282,6 +285,33 @@ fn relations_name_the_call_and_the_compaction() {
 }
 
 #[test]
+fn recorded_replacements_chain_through_every_compaction() {
+    let h = real();
+    let h = h.as_path();
+    let id = "session-585b2c35";
+    let comp = json(h, &["events", id, "--kind", "compaction"]);
+    let seqs: Vec<&Value> = field(&comp, "seq");
+    assert_eq!(seqs.len(), 3);
+    let prompt = json(h, &["events", id, "--kind", "user", "--limit", "1"]);
+    let seq = prompt["events"][0]["seq"].to_string();
+    let r = json(h, &["events", id, "--relations", &seq]);
+    assert_eq!(r["surface"], "shadowed");
+    let chain = r["replaced_by"].as_array().unwrap();
+    let firsts: Vec<&Value> = chain.iter().map(|l| &l["seqs"][0]).collect();
+    assert_eq!(firsts, seqs);
+    assert!(chain.iter().all(|l| l["rule"] == "recorded"));
+    let surfaces: Vec<&Value> = chain.iter().map(|l| &l["surface"]).collect();
+    assert_eq!(surfaces, vec!["shadowed", "shadowed", "current"]);
+    // The first checkpoint lists what it replaced; the prompt is among it.
+    let c = json(h, &["events", id, "--relations", &seqs[0].to_string()]);
+    assert_eq!(c["replaces"]["rule"], "recorded");
+    assert!(c["replaces"]["seqs"]
+        .as_array()
+        .unwrap()
+        .contains(&prompt["events"][0]["seq"]));
+}
+
+#[test]
 fn paging_until_exhausted_equals_the_unpaged_result() {
     let h = real();
     let demo = tempfile::tempdir().unwrap();
@@ -518,6 +548,7 @@ fn real_relations_text() {
             "current",
         ],
         vec!["events", CODEX, "--relations", "E8"],
+        vec!["events", "session-585b2c35", "--relations", "E4"],
     ] {
         let out = ok(h, &args);
         all.push_str(&format!("$ scry {}\n", args.join(" ")));

@@ -233,8 +233,17 @@ fn relations_text(r: &Relations, s: Style) -> Output {
                         .filter_map(|v| v.as_u64())
                         .filter_map(|v| u32::try_from(v).ok())
                         .collect();
+                    let mut shown: Vec<String> = seqs
+                        .iter()
+                        .take(10)
+                        .map(|q| format!("E{}", q + 1))
+                        .collect();
+                    if seqs.len() > 10 {
+                        shown.push(format!("… {} more", seqs.len() - 10));
+                    }
                     format!(
-                        "replaces: {} (recorded by the provider)",
+                        "replaces: {} ({}, recorded by the provider)",
+                        shown.join(", "),
                         render::count(seqs.len() as u64, "event")
                     )
                 }
