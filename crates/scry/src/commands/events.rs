@@ -150,6 +150,13 @@ fn page_text(p: &EventPage, s: Style) -> Output {
         render::thousands(u64::from(p.session_events)),
     )));
     out.push('\n');
+    if let Some(first) = p.events.first() {
+        out.push_str(&s.dim(&format!(
+            "read in full: scry turn {} --event {}",
+            p.header.uri, first.event
+        )));
+        out.push('\n');
+    }
     if let Some(c) = &p.next_cursor {
         out.push_str(&format!(
             "[more: this page stopped at --limit {}; continue with --cursor {c}]\n",
