@@ -556,3 +556,68 @@ fn real_relations_text() {
     }
     insta::assert_snapshot!("real_relations", all);
 }
+
+/// The demo Claude session, each filter alone and combined. Numbers from python over the raw
+/// `demo/home/.claude/projects/-home-demo-projects-webapp/4f1c2a9e….jsonl`: `tool_use` blocks on
+/// lines 5, 8, 10, 13, 15, 21, 30 (7, each answered by one `tool_result` block); human prompts on
+/// lines 2, 19, 29 (3; lines 24, 25, 28 are a caveat, `/compact` and its stdout: meta); the
+/// `compact_boundary` is line 26, so 6 calls come before it and 1 after; the records timed
+/// 09:03:00 ..= 09:03:24 are lines 19-23 (prompt, text, `Task` call, its result, text), those at
+/// or after 09:06:00 lines 29-32 (prompt, call, result, text); `re.search(r"npm\s+test", re.I)`
+/// hits only the `tool_use` inputs of lines 10 and 15.
+#[test]
+fn each_filter_alone_and_combined_on_the_demo() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let base = ["--demo", "events", DEMO_CLAUDE];
+    let with = |extra: &[&str]| {
+        let mut a = base.to_vec();
+        a.extend(extra.iter().copied());
+        json(h, &a)
+    };
+    assert_eq!(with(&["--kind", "tool_call"])["total"], 7);
+    assert_eq!(with(&["--kind", "tool_result"])["total"], 7);
+    assert_eq!(with(&["--kind", "user"])["total"], 3);
+    assert_eq!(with(&["--kind", "user,tool_call"])["total"], 10);
+    assert_eq!(field(&with(&["--seq", "0-3"]), "seq"), vec![0, 1, 2, 3]);
+    let v = with(&[
+        "--since",
+        "2026-11-12T09:03:00Z",
+        "--until",
+        "2026-11-12T09:03:24Z",
+    ]);
+    assert_eq!(
+        field(&v, "kind"),
+        vec!["user", "assistant", "tool_call", "tool_result", "assistant"]
+    );
+    assert_eq!(with(&["--since", "2026-11-12T09:06:00Z"])["total"], 4);
+    let v = with(&["--text", "NPM   test"]);
+    assert_eq!(field(&v, "kind"), vec!["tool_call", "tool_call"]);
+    assert_eq!(
+        with(&["--kind", "tool_call", "--surface", "shadowed"])["total"],
+        6
+    );
+    assert_eq!(
+        with(&["--kind", "tool_call", "--surface", "current"])["total"],
+        1
+    );
+    assert_eq!(
+        with(&[
+            "--text",
+            "npm test",
+            "--surface",
+            "shadowed",
+            "--kind",
+            "tool_call"
+        ])["total"],
+        2
+    );
+    assert_eq!(
+        with(&["--text", "npm test", "--surface", "current"])["total"],
+        0
+    );
+    assert_eq!(
+        with(&["--text", "npm test", "--since", "2026-11-12T09:00:20Z"])["total"],
+        1
+    );
+}
