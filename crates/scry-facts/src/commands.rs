@@ -114,8 +114,8 @@ impl CommandFilter {
 }
 
 /// Excerpt sizes: head and tail characters kept.
-const HEAD: usize = 300;
-const TAIL: usize = 700;
+pub(crate) const HEAD: usize = 300;
+pub(crate) const TAIL: usize = 700;
 
 /// The commands ledger of `session`, in call order.
 pub fn commands(session: &Session) -> Vec<CommandRow> {

@@ -309,7 +309,7 @@ pub fn project_root(session: &Session) -> Option<String> {
 }
 
 /// `FileChange` / `patch_apply_end` when `e` is such a change item.
-fn change_item_label(e: &Event) -> Option<&'static str> {
+pub(crate) fn change_item_label(e: &Event) -> Option<&'static str> {
     let names = [
         e.subtype.as_deref(),
         e.data
@@ -340,6 +340,21 @@ fn row(
     provenance: Provenance,
     extractor: &str,
 ) -> FileWrite {
+    let origin = Origin::new(provenance, extractor, e);
+    write_row(w, host, dir, cwd, tool, origin, e.turn)
+}
+
+/// One row of the ledger: `w` resolved against `dir` (the action's working directory) and the
+/// project root `cwd`, grouped and displayed.
+pub(crate) fn write_row(
+    w: &ToolWrite,
+    host: Option<&str>,
+    dir: Option<&str>,
+    cwd: Option<&str>,
+    tool: &str,
+    origin: Origin,
+    turn: u32,
+) -> FileWrite {
     let path = match host {
         Some(_) => normalize(&w.path),
         None => resolve(&w.path, dir, cwd),
@@ -350,9 +365,9 @@ fn row(
         path,
         host: host.map(str::to_string),
         op: w.op,
-        turn: e.turn,
+        turn,
         tool: (!tool.is_empty()).then(|| tool.to_string()),
-        origin: Origin::new(provenance, extractor, e),
+        origin,
     }
 }
 

@@ -78,26 +78,27 @@ fn re(p: &str) -> Option<Regex> {
     Regex::new(p).ok()
 }
 
-static BG_ID: LazyLock<Option<Regex>> =
+pub(crate) static BG_ID: LazyLock<Option<Regex>> =
     LazyLock::new(|| re(r"(?i)(?:with ID|task id|shell id|bash id)[:\s]+([A-Za-z0-9_\-]+)"));
-static CODEX_RUNNING: LazyLock<Option<Regex>> =
+pub(crate) static CODEX_RUNNING: LazyLock<Option<Regex>> =
     LazyLock::new(|| re(r"Process running with session ID (\d+)"));
-static CODEX_EXITED: LazyLock<Option<Regex>> =
+pub(crate) static CODEX_EXITED: LazyLock<Option<Regex>> =
     LazyLock::new(|| re(r"Process exited with code (-?\d+)"));
-static STATUS_TAG: LazyLock<Option<Regex>> = LazyLock::new(|| re(r"<status>\s*(\w+)\s*</status>"));
-static EXIT_TAG: LazyLock<Option<Regex>> =
+pub(crate) static STATUS_TAG: LazyLock<Option<Regex>> =
+    LazyLock::new(|| re(r"<status>\s*(\w+)\s*</status>"));
+pub(crate) static EXIT_TAG: LazyLock<Option<Regex>> =
     LazyLock::new(|| re(r"<exit[_-]code>\s*(-?\d+)\s*</exit[_-]code>"));
-static NOTIFY_ID: LazyLock<Option<Regex>> =
+pub(crate) static NOTIFY_ID: LazyLock<Option<Regex>> =
     LazyLock::new(|| re(r"<(?:task|shell|bash)[_-]id>\s*([^<\s]+)\s*</"));
 
-fn cap1(r: &LazyLock<Option<Regex>>, text: &str) -> Option<String> {
+pub(crate) fn cap1(r: &LazyLock<Option<Regex>>, text: &str) -> Option<String> {
     r.as_ref()?
         .captures(text)?
         .get(1)
         .map(|m| m.as_str().to_string())
 }
 
-fn status_word(s: &str) -> Option<JobStatus> {
+pub(crate) fn status_word(s: &str) -> Option<JobStatus> {
     match s.to_ascii_lowercase().as_str() {
         "running" | "pending" | "in_progress" => Some(JobStatus::Running),
         "completed" | "complete" | "done" | "success" | "succeeded" | "finished" => {
@@ -117,7 +118,7 @@ struct Receipt {
     extractor: String,
 }
 
-fn arg_id(args: Option<&Value>, keys: &[&str]) -> Option<String> {
+pub(crate) fn arg_id(args: Option<&Value>, keys: &[&str]) -> Option<String> {
     let a = args?;
     keys.iter().find_map(|k| match a.get(*k)? {
         Value::String(s) => Some(s.clone()),
@@ -214,7 +215,7 @@ fn receipts(events: &[Event], pairs: &Pairs) -> Vec<Receipt> {
 
 /// A result saying the call went on in the background (Claude `toolUseResult` with
 /// `isAsync: true` / `status: async_launched`, in `data` or `data.result`): its agent / task id.
-fn async_launch(r: &Event) -> Option<String> {
+pub(crate) fn async_launch(r: &Event) -> Option<String> {
     let d = r.data.as_ref()?;
     let d = d.get("result").filter(|x| x.is_object()).unwrap_or(d);
     let launched = d.get("isAsync").and_then(Value::as_bool) == Some(true)

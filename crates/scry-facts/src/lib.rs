@@ -17,6 +17,7 @@
 //! | [`mentions`] | candidate path mentions (`text:path-mention`), never in a ledger | S-F1 |
 //! | [`lineage`] | trace: ancestors, descendants, root xor unresolved parent | S-Q6 |
 //! | [`overview`] | the stats card, agreeing with every ledger | S-C2 |
+//! | [`fold`] | every ledger but turn statuses, folded while events stream (no session held) | S-C2, P6 |
 //! | [`turns`] | per-turn summary: time, range, counts, prompt, answer, status | S-C3 |
 //!
 //! Shell commands are parsed with `brush-parser` (see [`shell::parse`]); here-doc bodies are
@@ -34,6 +35,7 @@ pub mod commands;
 pub mod errors;
 pub mod file_tools;
 pub mod files;
+pub mod fold;
 pub mod graph;
 pub mod jobs;
 pub mod lineage;
@@ -52,6 +54,7 @@ pub mod turns;
 pub use commands::{commands, CommandFilter, CommandRow, Outcome};
 pub use errors::{failures, Failure};
 pub use files::{files_ledger, FileWrite, FilesLedger, GroupCounts};
+pub use fold::{LedgerFold, Ledgers};
 pub use graph::{
     lineage_edges, reference_candidates, reference_edges, reference_edges_from, Edge, EdgeKind,
     ReferenceCandidate,
@@ -59,10 +62,10 @@ pub use graph::{
 pub use jobs::{jobs, Job, JobStatus};
 pub use lineage::{trace, Lineages, Trace};
 pub use mentions::{path_mentions, Mention};
-pub use overview::{overview, overview_from, Facts, Overview};
+pub use overview::{overview, overview_from, overview_of, EventCounts, Facts, Overview};
 pub use paths::FileGroup;
 pub use provenance::{Evidence, Origin, Provenance};
 pub use status::{turn_statuses, TurnState, TurnStatus};
 pub use surfaces::{apply_surfaces, context_pack, surfaces, ContextPack};
-pub use tokens::{tokens, TokenReport};
+pub use tokens::{tokens, TokenFold, TokenReport};
 pub use turns::{turn_summaries, TurnSummary};

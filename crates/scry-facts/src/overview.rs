@@ -6,12 +6,13 @@ use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use scry_model::{EventKind, Session, TokenUsage};
+use scry_model::{Event, EventKind, Header, Session, TokenUsage};
 use serde::{Deserialize, Serialize};
 
 use crate::commands::{commands, CommandRow, Outcome};
 use crate::errors::{failures, Failure};
 use crate::files::{files_ledger, FileWrite, FilesLedger, GroupCounts};
+use crate::fold::Ledgers;
 use crate::jobs::{jobs, Job, JobStatus};
 use crate::provenance::Evidence;
 use crate::shell::analyze;
@@ -197,16 +198,91 @@ fn git_commit(command: &str) -> Option<Option<String>> {
     None
 }
 
+/// What the card counts over the events themselves, gathered one event at a time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventCounts {
+    /// Highest turn number.
+    pub turns: u32,
+    /// All events.
+    pub events: usize,
+    /// Events per kind (kinds seen only).
+    pub by_kind: BTreeMap<EventKind, usize>,
+    /// Tool calls.
+    pub tool_calls: usize,
+    /// The text of the first human prompt.
+    pub first_prompt: Option<String>,
+}
+
+impl EventCounts {
+    /// Counts `e`.
+    pub fn push(&mut self, e: &Event) {
+        self.turns = self.turns.max(e.turn);
+        self.events += 1;
+        *self.by_kind.entry(e.kind).or_default() += 1;
+        if e.kind == EventKind::ToolCall {
+            self.tool_calls += 1;
+        }
+        if self.first_prompt.is_none() && e.kind == EventKind::User {
+            self.first_prompt = Some(e.text.clone());
+        }
+    }
+
+    /// The counts of `events`.
+    pub fn of(events: &[Event]) -> EventCounts {
+        let mut c = EventCounts::default();
+        for e in events {
+            c.push(e);
+        }
+        c
+    }
+}
+
 /// The overview of `session` from precomputed `facts`.
 pub fn overview_from(session: &Session, facts: &Facts) -> Overview {
-    let events = &session.events;
+    let parts = Parts {
+        counts: &EventCounts::of(&session.events),
+        files: &facts.files,
+        commands: &facts.commands,
+        failures: &facts.failures,
+        jobs: &facts.jobs,
+        tokens: facts.tokens.total,
+    };
+    card(&session.header, parts)
+}
+
+/// The overview of a session from its header and the ledgers folded while its events streamed
+/// by ([`crate::fold::LedgerFold`]); equal to [`overview_from`] of the same events.
+pub fn overview_of(header: &Header, ledgers: &Ledgers) -> Overview {
+    let parts = Parts {
+        counts: &ledgers.counts,
+        files: &ledgers.files,
+        commands: &ledgers.commands,
+        failures: &ledgers.failures,
+        jobs: &ledgers.jobs,
+        tokens: ledgers.tokens.total,
+    };
+    card(header, parts)
+}
+
+/// What the card is computed from.
+struct Parts<'a> {
+    counts: &'a EventCounts,
+    files: &'a FilesLedger,
+    commands: &'a [CommandRow],
+    failures: &'a [Failure],
+    jobs: &'a [Job],
+    tokens: Option<TokenUsage>,
+}
+
+fn card(h: &Header, p: Parts<'_>) -> Overview {
     let mut by_kind: BTreeMap<String, usize> = EventKind::ALL
         .iter()
         .map(|k| (k.as_str().to_string(), 0))
         .collect();
-    for e in events {
-        *by_kind.entry(e.kind.as_str().to_string()).or_default() += 1;
+    for (k, n) in &p.counts.by_kind {
+        *by_kind.entry(k.as_str().to_string()).or_default() += n;
     }
+    let facts = &p;
     let (observed, derived) = facts.files.by_provenance();
     let files = FileStats {
         files_changed: facts.files.files().len(),
@@ -241,7 +317,7 @@ pub fn overview_from(session: &Session, facts: &Facts) -> Overview {
         total: facts.jobs.len(),
         ..JobStats::default()
     };
-    for j in &facts.jobs {
+    for j in facts.jobs {
         match j.status {
             JobStatus::Completed => jobs.completed += 1,
             JobStatus::Failed => jobs.failed += 1,
@@ -262,16 +338,12 @@ pub fn overview_from(session: &Session, facts: &Facts) -> Overview {
             last_files.push(w.clone());
         }
     }
-    let h = &session.header;
     Overview {
         uri: h.uri.clone(),
-        turns: session.turn_count(),
-        events: events.len(),
+        turns: p.counts.turns,
+        events: p.counts.events,
         events_by_kind: by_kind,
-        tool_calls: events
-            .iter()
-            .filter(|e| e.kind == EventKind::ToolCall)
-            .count(),
+        tool_calls: p.counts.tool_calls,
         failures: facts.failures.len(),
         failures_fixed: facts.failures.iter().filter(|f| f.fixed_later()).count(),
         files,
@@ -280,11 +352,8 @@ pub fn overview_from(session: &Session, facts: &Facts) -> Overview {
         commits,
         artifacts: h.artifacts.clone(),
         jobs,
-        tokens: facts.tokens.total,
-        first_prompt: events
-            .iter()
-            .find(|e| e.kind == EventKind::User)
-            .map(|e| e.text.clone()),
+        tokens: p.tokens,
+        first_prompt: p.counts.first_prompt.clone(),
         title: h.title.clone(),
         title_history: h.titles.clone(),
         last_successful_command: facts

@@ -51,39 +51,60 @@ pub struct TokenReport {
 
 /// The token report of `events`.
 pub fn tokens(events: &[Event]) -> TokenReport {
-    let mut total: Option<TokenUsage> = None;
-    let mut requests = 0;
-    let mut by_turn: BTreeMap<u32, TokenUsage> = BTreeMap::new();
-    let mut by_model: BTreeMap<String, TokenUsage> = BTreeMap::new();
-    let mut by_day: BTreeMap<(bool, String), TokenUsage> = BTreeMap::new();
+    let mut fold = TokenFold::default();
     for e in events {
-        let Some(u) = e.usage else { continue };
-        requests += 1;
-        *total.get_or_insert_with(TokenUsage::default) += u;
-        *by_turn.entry(e.turn).or_default() += u;
+        fold.push(e);
+    }
+    fold.finish()
+}
+
+/// [`tokens`] one event at a time: sums per turn, model and day while events stream by.
+#[derive(Debug, Clone, Default)]
+pub struct TokenFold {
+    total: Option<TokenUsage>,
+    requests: usize,
+    by_turn: BTreeMap<u32, TokenUsage>,
+    by_model: BTreeMap<String, TokenUsage>,
+    by_day: BTreeMap<(bool, String), TokenUsage>,
+}
+
+impl TokenFold {
+    /// Adds the usage of `e`, if it carries any.
+    pub fn push(&mut self, e: &Event) {
+        let Some(u) = e.usage else { return };
+        self.requests += 1;
+        *self.total.get_or_insert_with(TokenUsage::default) += u;
+        *self.by_turn.entry(e.turn).or_default() += u;
         let model = e.model.clone().unwrap_or_else(|| "unknown".to_string());
-        *by_model.entry(model).or_default() += u;
+        *self.by_model.entry(model).or_default() += u;
         let day = match e.time {
             Some(t) => (false, t.strftime("%Y-%m-%d").to_string()),
             None => (true, "unknown".to_string()),
         };
-        *by_day.entry(day).or_default() += u;
+        *self.by_day.entry(day).or_default() += u;
     }
-    TokenReport {
-        total,
-        requests,
-        by_turn: by_turn
-            .into_iter()
-            .map(|(turn, usage)| TurnTokens { turn, usage })
-            .collect(),
-        by_model: by_model
-            .into_iter()
-            .map(|(model, usage)| ModelTokens { model, usage })
-            .collect(),
-        by_day: by_day
-            .into_iter()
-            .map(|((_, day), usage)| DayTokens { day, usage })
-            .collect(),
+
+    /// The report of every event pushed.
+    pub fn finish(self) -> TokenReport {
+        TokenReport {
+            total: self.total,
+            requests: self.requests,
+            by_turn: self
+                .by_turn
+                .into_iter()
+                .map(|(turn, usage)| TurnTokens { turn, usage })
+                .collect(),
+            by_model: self
+                .by_model
+                .into_iter()
+                .map(|(model, usage)| ModelTokens { model, usage })
+                .collect(),
+            by_day: self
+                .by_day
+                .into_iter()
+                .map(|((_, day), usage)| DayTokens { day, usage })
+                .collect(),
+        }
     }
 }
 

@@ -1,9 +1,11 @@
 //! Random event lists (kinds, tools, arguments, call ids, surfaces, usage, times all mixed,
 //! results missing or duplicated) go through every extractor without a panic, and the ledger
-//! invariants hold on each.
+//! invariants hold on each, and the streaming fold ([`scry_facts::LedgerFold`]) gives the
+//! same ledgers and card as the whole-session extractors.
 
 use scry_facts::{
-    context_pack, overview_from, path_mentions, reference_edges, surfaces, turn_summaries, Facts,
+    context_pack, overview_from, overview_of, path_mentions, reference_edges, surfaces,
+    turn_summaries, Facts, LedgerFold,
 };
 use scry_model::{
     assign_turns, Event, EventKind, Header, Locator, ProviderId, Session, Surface, TokenUsage,
@@ -180,5 +182,34 @@ fn random_sessions_never_panic_and_keep_invariants() {
         assert!(pack.chars <= budget);
         let _ = path_mentions(&s, &facts.files);
         let _ = reference_edges(&s, |id| Some(format!("x:{id}")));
+    }
+}
+
+/// The fold over `s`'s events gives what the whole-session extractors give.
+fn fold_agrees(s: &Session, what: &str) {
+    let facts = Facts::of(s);
+    let mut fold = LedgerFold::new();
+    for e in &s.events {
+        fold.push(e);
+    }
+    let l = fold.finish(&s.header);
+    assert_eq!(l.files, facts.files, "files: {what}");
+    assert_eq!(l.commands, facts.commands, "commands: {what}");
+    assert_eq!(l.failures, facts.failures, "failures: {what}");
+    assert_eq!(l.jobs, facts.jobs, "jobs: {what}");
+    assert_eq!(l.tokens, facts.tokens, "tokens: {what}");
+    assert_eq!(
+        overview_of(&s.header, &l),
+        overview_from(s, &facts),
+        "card: {what}"
+    );
+}
+
+#[test]
+fn fold_equals_whole_session_extractors() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for i in 0..3000 {
+        let s = random_session(&mut rng);
+        fold_agrees(&s, &format!("session {i}"));
     }
 }

@@ -1,8 +1,8 @@
 //! Ledger invariants over every Claude Code / Codex session in the corpus (S-F3, S-F4, S-C2).
 
 use scry_facts::{
-    commands, context_pack, overview_from, reference_edges, surfaces, Facts, JobStatus, Outcome,
-    Provenance,
+    commands, context_pack, overview_from, overview_of, reference_edges, surfaces, Facts,
+    JobStatus, LedgerFold, Outcome, Provenance,
 };
 use scry_model::{EventKind, Session, Surface, TokenUsage};
 
@@ -144,6 +144,19 @@ fn check(path: &str, s: &Session) {
         reference_edges(s, resolve),
         "{path}"
     );
+
+    // The streaming fold (what `show` uses) gives the same ledgers and card.
+    let mut fold = LedgerFold::new();
+    for e in ev {
+        fold.push(e);
+    }
+    let l = fold.finish(&s.header);
+    assert_eq!(l.files, facts.files, "{path}");
+    assert_eq!(l.commands, facts.commands, "{path}");
+    assert_eq!(l.failures, facts.failures, "{path}");
+    assert_eq!(l.jobs, facts.jobs, "{path}");
+    assert_eq!(l.tokens, facts.tokens, "{path}");
+    assert_eq!(overview_of(&s.header, &l), o, "{path}");
 }
 
 #[test]
