@@ -28,7 +28,7 @@ use crate::jobs::{
     arg_id, async_launch, cap1, status_word, Job, JobStatus, BG_ID, CODEX_EXITED, CODEX_RUNNING,
     EXIT_TAG, NOTIFY_ID, STATUS_TAG,
 };
-use crate::overview::EventCounts;
+use crate::overview::{git_commit, EventCounts};
 use crate::provenance::{Evidence, Origin, Provenance};
 use crate::shell::tools::is_background;
 use crate::shell::{command_of, cwd_of, is_shell_tool, shell_writes, ssh_host};
@@ -263,12 +263,28 @@ pub struct LedgerFold {
     calls_with_writes: HashSet<String>,
     jobs: Vec<JobStart>,
     receipts: HashMap<String, Receipt>,
+    /// Keep only what the card needs ([`LedgerFold::for_card`]).
+    card_only: bool,
 }
 
 impl LedgerFold {
     /// An empty fold.
     pub fn new() -> LedgerFold {
         LedgerFold::default()
+    }
+
+    /// A fold that keeps only what [`overview_of`] reads: command outputs are dropped (but the
+    /// stdout of a successful `git commit`, where the card finds its sha) and failure outputs
+    /// are left empty, so memory grows with the number of ledger rows, not with what the tools
+    /// printed. Its [`Ledgers`] give the same card as [`LedgerFold::new`]'s; their `commands`
+    /// and `failures` rows lack those outputs.
+    ///
+    /// [`overview_of`]: crate::overview::overview_of
+    pub fn for_card() -> LedgerFold {
+        LedgerFold {
+            card_only: true,
+            ..LedgerFold::default()
+        }
     }
 
     /// Folds in the next event of the session.
@@ -376,11 +392,16 @@ impl LedgerFold {
                 })
                 .and_then(Value::as_str)
                 .filter(|s| !s.trim().is_empty());
+            let output = if self.card_only {
+                ""
+            } else {
+                stderr.unwrap_or(&e.text)
+            };
             self.failures.push(FailureSlot {
                 result_tool: e.tool.clone(),
                 exit_code: e.exit_code,
                 is_error: e.is_error,
-                output: excerpt(stderr.unwrap_or(&e.text), 300, 700),
+                output: excerpt(output, 300, 700),
                 turn: e.turn,
                 ev: Evidence::of(e),
                 call: None,
@@ -509,6 +530,14 @@ impl LedgerFold {
             slot.stdout = r.stdout.take();
             slot.stderr = r.stderr.take();
             slot.result = Some(r.ev.clone());
+            let commit =
+                || slot.outcome == Outcome::Succeeded && git_commit(&slot.command).is_some();
+            if self.card_only && !commit() {
+                slot.stdout = None;
+            }
+            if self.card_only {
+                slot.stderr = None;
+            }
         }
         if let Some(r) = &mut res {
             self.writes_of(&mut call, r);

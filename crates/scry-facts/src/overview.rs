@@ -163,7 +163,7 @@ static COMMIT_ECHO: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{7,40})\]").ok());
 
 /// `git [-C dir] [-c k=v] commit …` in `command`: the `-m` message when there is one.
-fn git_commit(command: &str) -> Option<Option<String>> {
+pub(crate) fn git_commit(command: &str) -> Option<Option<String>> {
     if !command.contains("commit") {
         return None;
     }
