@@ -1,12 +1,13 @@
 //! One session's overview (S-C2, "layer 1"): its header, the stats gathered in one pass (events
 //! by kind, tools, failures, tokens, goal, final answer, last failure) and the fact card from
 //! `scry-facts` (files changed by group, commands, failures fixed later, commits, jobs, final
-//! state anchors), whose numbers agree with the ledgers. The events are held while the facts are
-//! computed (they pair calls with later results), so memory grows with the session.
+//! state anchors), whose numbers agree with the ledgers. Both are folded while the events stream
+//! by ([`LedgerFold::for_card`]): calls awaiting their result, counters and the card's rows are
+//! kept, never the session (SPEC P6).
 
 use scry_facts::overview::Overview as Card;
-use scry_facts::{overview_from, Facts};
-use scry_model::{Event, EventKind, Header, Session, Warning};
+use scry_facts::{overview_of, LedgerFold};
+use scry_model::{Event, EventKind, Header, Warning};
 use scry_source::EventSink;
 use serde::{Serialize, Serializer};
 use serde_json::{json, Map, Value};
@@ -36,12 +37,12 @@ pub fn overview(ctx: &Context, reference: &str) -> QueryResult<Overview> {
     let opened = session_read::open(ctx, reference)?;
     let fingerprint = crate::fingerprint_text(&opened.file.path);
     let mut stats = Stats::default();
-    let mut events: Vec<Event> = Vec::new();
+    let mut fold = LedgerFold::for_card();
     let mut warnings: Vec<Warning> = Vec::new();
     let header = {
         let mut sink = FnSink {
             on_event: |e: Event| {
-                events.push(e.clone());
+                fold.push(&e);
                 stats.event(e);
             },
             on_warning: |w: Warning| warnings.push(w),
@@ -51,15 +52,9 @@ pub fn overview(ctx: &Context, reference: &str) -> QueryResult<Overview> {
     for w in warnings {
         stats.warning(w);
     }
-    let session = Session {
-        header,
-        events,
-        warnings: Vec::new(),
-    };
-    let facts = Facts::of(&session);
-    let card = overview_from(&session, &facts);
+    let card = overview_of(&header, &fold.finish(&header));
     Ok(Overview {
-        header: session.header,
+        header,
         stats,
         card,
         fingerprint,

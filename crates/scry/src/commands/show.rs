@@ -2,8 +2,8 @@
 //! failures, tokens, models, titles, the goal, the final answer, the last failure, and where the
 //! full record lives — plus the fact card from `scry-facts` (files changed by group, commands,
 //! failures fixed later, commits, background jobs, last successful command, last files written),
-//! whose numbers agree with `files`, `commands`, `errors` and `jobs`. The events are kept for
-//! the ledgers (they pair calls with later results), so memory grows with the session.
+//! whose numbers agree with `files`, `commands`, `errors` and `jobs`. Both are folded while the
+//! events stream by (`scry_query::overview`); the session is never held whole.
 
 use clap::Args;
 use scry_facts::overview::Overview;
