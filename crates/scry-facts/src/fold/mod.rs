@@ -14,26 +14,29 @@
 //!
 //! [`Facts::of`]: crate::overview::Facts::of
 
+mod parts;
+
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use scry_model::{Event, EventKind, Header};
 use serde_json::Value;
 use xxhash_rust::xxh3::xxh3_128;
 
-use crate::commands::{CommandRow, Outcome, HEAD, TAIL};
-use crate::errors::{Failure, PREFIX_WORDS};
+use crate::commands::{CommandRow, Outcome};
+use crate::errors::Failure;
 use crate::file_tools::{changes_writes, is_file_tool, path_of, tool_writes, ToolWrite};
 use crate::files::{change_item_label, write_row, FileWrite, FilesLedger};
-use crate::jobs::{
-    arg_id, async_launch, cap1, status_word, Job, JobStatus, BG_ID, CODEX_EXITED, CODEX_RUNNING,
-    EXIT_TAG, NOTIFY_ID, STATUS_TAG,
-};
+use crate::jobs::{arg_id, cap1, status_word, Job, JobStatus, EXIT_TAG, NOTIFY_ID, STATUS_TAG};
 use crate::overview::{git_commit, EventCounts};
 use crate::provenance::{Evidence, Origin, Provenance};
 use crate::shell::tools::is_background;
 use crate::shell::{command_of, cwd_of, is_shell_tool, shell_writes, ssh_host};
-use crate::text::{command_prefix, excerpt, Excerpt};
+use crate::text::excerpt;
 use crate::tokens::{TokenFold, TokenReport};
+use parts::{
+    action_key, ActionKey, Call, CallSnap, FailureSlot, JobStart, RawWrite, Receipt, Res, Want,
+    WANT_ALL,
+};
 
 static NULL: Value = Value::Null;
 
@@ -54,198 +57,6 @@ pub struct Ledgers {
     pub tokens: TokenReport,
 }
 
-/// "The same action" for the fixed-later check: the errors ledger's key string
-/// (`shell\u{1}<first words>`, `<tool>\u{1}<path>` or `<tool>\u{1}<args JSON>`) as its head and
-/// a 128-bit hash of its tail, so a call's arguments are not kept.
-type ActionKey = (String, u128);
-
-fn action_key(tool: &str, command: Option<&str>, path: Option<&str>, args: u128) -> ActionKey {
-    if is_shell_tool(tool) {
-        if let Some(c) = command {
-            let prefix = command_prefix(c, PREFIX_WORDS);
-            return ("shell".to_string(), xxh3_128(prefix.as_bytes()));
-        }
-    }
-    match path {
-        Some(p) => (tool.to_string(), xxh3_128(p.as_bytes())),
-        None => (tool.to_string(), args),
-    }
-}
-
-/// What the ledgers need of a tool call, read when it streams by.
-struct Call {
-    idx: usize,
-    ev: Evidence,
-    turn: u32,
-    id: Option<String>,
-    tool: Option<String>,
-    command: Option<String>,
-    cwd: Option<String>,
-    background: bool,
-    path: Option<String>,
-    /// Hash of the arguments' JSON when they name no path (the action key's tail).
-    args: u128,
-    /// [`tool_writes`] for a file tool.
-    writes: Option<Vec<ToolWrite>>,
-    /// Job ids named by the arguments, for `BashOutput`-, `KillShell`- and `write_stdin`-like
-    /// receipts.
-    receipt_ids: [Option<String>; 3],
-    /// The commands ledger row, for a shell command.
-    row: Option<usize>,
-}
-
-/// The call side of a failure, kept with its row.
-struct CallSnap {
-    idx: usize,
-    ev: Evidence,
-    tool: Option<String>,
-    command: Option<String>,
-    path: Option<String>,
-    args: u128,
-}
-
-/// Which result fields the paired call needs (all of them while the call is unknown).
-#[derive(Clone, Copy)]
-struct Want {
-    output: bool,
-    changes: bool,
-    background: bool,
-    codex: bool,
-    tags: bool,
-}
-
-const WANT_ALL: Want = Want {
-    output: true,
-    changes: true,
-    background: true,
-    codex: true,
-    tags: true,
-};
-
-/// What the ledgers need of a tool result.
-struct Res {
-    idx: usize,
-    ev: Evidence,
-    tool: Option<String>,
-    exit_code: Option<i64>,
-    duration_ms: Option<u64>,
-    failure: bool,
-    outcome: Outcome,
-    stdout: Option<Excerpt>,
-    stderr: Option<Excerpt>,
-    data_cwd: Option<String>,
-    changes: Option<Vec<ToolWrite>>,
-    bg_id: Option<String>,
-    async_id: Option<String>,
-    codex_running: Option<String>,
-    codex_exited: Option<i64>,
-    tag_status: Option<JobStatus>,
-    tag_exit: Option<i64>,
-    /// Its row in the errors ledger, when it failed.
-    failure_row: Option<usize>,
-}
-
-impl Res {
-    fn of(idx: usize, e: &Event, want: Want, failure_row: Option<usize>) -> Res {
-        let data = e.data.as_ref();
-        // Structured output sits in `data` or, for Claude's `toolUseResult`, in `data.result`.
-        let field = |k: &str| {
-            data.and_then(|d| d.get(k).or_else(|| d.get("result").and_then(|r| r.get(k))))
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-        };
-        let (stdout, stderr, data_cwd) = if want.output {
-            let text = Some(e.text.as_str()).filter(|t| !t.is_empty());
-            (
-                field("stdout").or(text).map(|s| excerpt(s, HEAD, TAIL)),
-                field("stderr").map(|s| excerpt(s, HEAD, TAIL)),
-                field("cwd").map(str::to_string),
-            )
-        } else {
-            (None, None, None)
-        };
-        let capture = |on: bool, re| if on { cap1(re, &e.text) } else { None };
-        Res {
-            idx,
-            ev: Evidence::of(e),
-            tool: e.tool.clone(),
-            exit_code: e.exit_code,
-            duration_ms: e.duration_ms,
-            failure: e.is_failure(),
-            outcome: Outcome::of(Some(e)),
-            stdout,
-            stderr,
-            data_cwd,
-            changes: if want.changes {
-                data.and_then(|d| d.get("changes")).map(changes_writes)
-            } else {
-                None
-            },
-            bg_id: if want.background {
-                cap1(&BG_ID, &e.text).or_else(|| {
-                    arg_id(
-                        data,
-                        &["backgroundTaskId", "task_id", "shell_id", "bash_id"],
-                    )
-                })
-            } else {
-                None
-            },
-            async_id: async_launch(e),
-            codex_running: capture(want.codex, &CODEX_RUNNING),
-            codex_exited: capture(want.codex, &CODEX_EXITED).and_then(|s| s.parse().ok()),
-            tag_status: capture(want.tags, &STATUS_TAG).and_then(|s| status_word(&s)),
-            tag_exit: capture(want.tags, &EXIT_TAG).and_then(|s| s.parse().ok()),
-            failure_row,
-        }
-    }
-}
-
-/// An errors ledger row waiting for its call and the fixed-later check.
-struct FailureSlot {
-    result_tool: Option<String>,
-    exit_code: Option<i64>,
-    is_error: Option<bool>,
-    output: Excerpt,
-    turn: u32,
-    ev: Evidence,
-    call: Option<CallSnap>,
-}
-
-/// A files ledger row before the project root is known.
-struct RawWrite {
-    /// Sort key: the evidence event, call rows before change items, the event's index, then
-    /// arrival (the whole-session ledger's stable sort by evidence event).
-    order: (u32, u8, usize, usize),
-    write: ToolWrite,
-    host: Option<String>,
-    dir: Option<String>,
-    tool: String,
-    origin: Origin,
-    turn: u32,
-    /// For a change item: the call id that, when a call with that id wrote files, drops it.
-    change_of: Option<String>,
-}
-
-/// A job start waiting for its receipts.
-struct JobStart {
-    idx: usize,
-    id: Option<String>,
-    tool: String,
-    command: Option<String>,
-    turn: u32,
-    origin: Origin,
-}
-
-/// The latest receipt of one job id.
-struct Receipt {
-    at: (usize, u8),
-    status: JobStatus,
-    exit: Option<i64>,
-    extractor: String,
-    ev: Evidence,
-}
-
 /// The ledgers of a session, folded one event at a time: [`LedgerFold::push`] each event in
 /// session order, then [`LedgerFold::finish`] with the completed header.
 #[derive(Default)]
@@ -259,6 +70,8 @@ pub struct LedgerFold {
     commands: Vec<CommandRow>,
     failures: Vec<FailureSlot>,
     successes: Vec<(usize, ActionKey, Evidence)>,
+    /// Card-only: the latest successful call per action key (all the fixed-later count needs).
+    latest_success: HashMap<ActionKey, (usize, Evidence)>,
     writes: Vec<RawWrite>,
     calls_with_writes: HashSet<String>,
     jobs: Vec<JobStart>,
@@ -273,11 +86,13 @@ impl LedgerFold {
         LedgerFold::default()
     }
 
-    /// A fold that keeps only what [`overview_of`] reads: command outputs are dropped (but the
-    /// stdout of a successful `git commit`, where the card finds its sha) and failure outputs
-    /// are left empty, so memory grows with the number of ledger rows, not with what the tools
-    /// printed. Its [`Ledgers`] give the same card as [`LedgerFold::new`]'s; their `commands`
-    /// and `failures` rows lack those outputs.
+    /// A fold that keeps only what [`overview_of`] reads, so memory grows with the number of
+    /// ledger rows, not with what the tools printed: a command row answered by its result keeps
+    /// its outcome, turn and origin, and its command and stdout only where the card reads them
+    /// (a successful command; a successful `git commit`'s stdout, where the card finds its sha);
+    /// failure outputs are left empty; a failure's `fixed_by` is the latest matching success
+    /// rather than the first. Its [`Ledgers`] give the same card as [`LedgerFold::new`]'s, but
+    /// their `commands` and `failures` rows are not the ledgers'.
     ///
     /// [`overview_of`]: crate::overview::overview_of
     pub fn for_card() -> LedgerFold {
@@ -519,7 +334,17 @@ impl LedgerFold {
                     call.path.as_deref(),
                     call.args,
                 );
-                self.successes.push((call.idx, key, call.ev.clone()));
+                if self.card_only {
+                    let slot = self
+                        .latest_success
+                        .entry(key)
+                        .or_insert((call.idx, call.ev.clone()));
+                    if slot.0 < call.idx {
+                        *slot = (call.idx, call.ev.clone());
+                    }
+                } else {
+                    self.successes.push((call.idx, key, call.ev.clone()));
+                }
             }
         }
         if let (Some(slot), Some(r)) = (call.row.and_then(|k| self.commands.get_mut(k)), &mut res) {
@@ -536,7 +361,15 @@ impl LedgerFold {
                 slot.stdout = None;
             }
             if self.card_only {
+                // Nothing else of the row is read by the card but its command when it succeeded
+                // (the last successful command, commits).
                 slot.stderr = None;
+                slot.result = None;
+                slot.cwd = None;
+                slot.host = None;
+                if slot.outcome != Outcome::Succeeded {
+                    slot.command = String::new();
+                }
             }
         }
         if let Some(r) = &mut res {
@@ -753,6 +586,11 @@ impl LedgerFold {
                     .unwrap_or_default();
                 let fixed_by = f.call.as_ref().and_then(|c| {
                     let key = action_key(&tool, c.command.as_deref(), c.path.as_deref(), c.args);
+                    if self.card_only {
+                        // Whether any later success exists (the card counts, never shows, it).
+                        let (si, ev) = self.latest_success.get(&key)?;
+                        return (*si > c.idx).then(|| ev.clone());
+                    }
                     let list = by_key.get(&key)?;
                     let at = list.partition_point(|(si, _)| *si <= c.idx);
                     list.get(at).map(|(_, ev)| ev.clone())
