@@ -9,7 +9,7 @@
 //! provider supports resuming, and whose bytes before the last resume point hash the same, is
 //! parsed from that point only; anything else is re-parsed whole.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -128,10 +128,17 @@ fn begin(conn: &mut rusqlite::Connection) -> Result<rusqlite::Transaction<'_>> {
         .map_err(StoreError::db("begin index transaction"))
 }
 
-/// The open transaction of a refresh.
+/// The open transaction of a refresh, and the fingerprint of every indexed source as the
+/// transaction saw it when it began (read in one query: one lookup per file was most of a
+/// warm refresh).
 struct Batch<'c> {
     tx: rusqlite::Transaction<'c>,
+    rows: HashMap<(String, String), FileRow>,
 }
+
+/// The columns of `files` a refresh reads, in [`FileRow::from_sql`]'s order.
+const FILE_COLUMNS: &str =
+    "fid, size, mtime_ns, head_hash, related_sig, parser_version, resume, prefix_hash, live";
 
 struct FileRow {
     fid: i64,
@@ -140,9 +147,48 @@ struct FileRow {
     head_hash: i64,
     related_sig: i64,
     parser_version: i64,
-    resume: Option<ResumePoint>,
+    /// The resume point's JSON, decoded only when the file changed ([`FileRow::resume`]).
+    resume: Option<String>,
     prefix_hash: Option<i64>,
     live: bool,
+}
+
+impl FileRow {
+    /// Reads [`FILE_COLUMNS`] starting at column `at`.
+    fn from_sql(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<FileRow> {
+        Ok(FileRow {
+            fid: r.get(at)?,
+            size: r.get(at + 1)?,
+            mtime_ns: r.get(at + 2)?,
+            head_hash: r.get(at + 3)?,
+            related_sig: r.get(at + 4)?,
+            parser_version: r.get(at + 5)?,
+            resume: r.get(at + 6)?,
+            prefix_hash: r.get(at + 7)?,
+            live: r.get::<_, i64>(at + 8)? != 0,
+        })
+    }
+
+    /// The stored resume point, if any and readable.
+    fn resume(&self) -> Option<ResumePoint> {
+        self.resume
+            .as_deref()
+            .and_then(|s| serde_json::from_str(s).ok())
+    }
+}
+
+/// Every row of `files`, keyed by (path, key).
+fn all_file_rows(tx: &rusqlite::Transaction<'_>) -> Result<HashMap<(String, String), FileRow>> {
+    let mut st = tx
+        .prepare(&format!("SELECT path, key, {FILE_COLUMNS} FROM files"))
+        .map_err(StoreError::db("read file fingerprints"))?;
+    let rows = st
+        .query_map([], |r| {
+            Ok(((r.get(0)?, r.get(1)?), FileRow::from_sql(r, 2)?))
+        })
+        .map_err(StoreError::db("read file fingerprints"))?;
+    rows.collect::<rusqlite::Result<_>>()
+        .map_err(StoreError::db("read file fingerprints"))
 }
 
 /// xxh3 of the bytes in `[start, end)` of `path` (fewer when the file is shorter), and how many
@@ -248,9 +294,9 @@ impl Store {
         let mut seen: HashSet<(String, String)> = HashSet::new();
         let mut i = 0;
         loop {
-            let mut batch = Batch {
-                tx: begin(&mut self.conn)?,
-            };
+            let tx = begin(&mut self.conn)?;
+            let rows = all_file_rows(&tx)?;
+            let mut batch = Batch { tx, rows };
             let since = Instant::now();
             let events_at_begin = report.events_written;
             let mut aborted = false;
@@ -330,28 +376,19 @@ impl Store {
 }
 
 impl Batch<'_> {
-    fn file_row(&self, path: &str, key: &str) -> Result<Option<FileRow>> {
-        self.tx
-            .query_row(
-                "SELECT fid, size, mtime_ns, head_hash, related_sig, parser_version, resume,
-                        prefix_hash, live
-                 FROM files WHERE path = ?1 AND key = ?2",
-                params![path, key],
-                |r| {
-                    let resume: Option<String> = r.get(6)?;
-                    Ok(FileRow {
-                        fid: r.get(0)?,
-                        size: r.get(1)?,
-                        mtime_ns: r.get(2)?,
-                        head_hash: r.get(3)?,
-                        related_sig: r.get(4)?,
-                        parser_version: r.get(5)?,
-                        resume: resume.and_then(|s| serde_json::from_str(&s).ok()),
-                        prefix_hash: r.get(7)?,
-                        live: r.get::<_, i64>(8)? != 0,
-                    })
-                },
-            )
+    /// The fingerprint of (`path`, `key`): from the rows read when the batch began, or, for a
+    /// source written since (listed twice, or inserted by this batch), from the table.
+    fn file_row(&mut self, path: &str, key: &str) -> Result<Option<FileRow>> {
+        if let Some(row) = self.rows.remove(&(path.to_owned(), key.to_owned())) {
+            return Ok(Some(row));
+        }
+        let mut st = self
+            .tx
+            .prepare_cached(&format!(
+                "SELECT {FILE_COLUMNS} FROM files WHERE path = ?1 AND key = ?2"
+            ))
+            .map_err(StoreError::db("read file fingerprint"))?;
+        st.query_row(params![path, key], |r| FileRow::from_sql(r, 0))
             .optional()
             .map_err(StoreError::db("read file fingerprint"))
     }
@@ -388,13 +425,16 @@ impl Batch<'_> {
             }
         }
         let head = head_hash(&file.path, &mut report.bytes_hashed);
+        let resume = row.as_ref().and_then(FileRow::resume);
         // Whether the bytes before the last resume point are unchanged (computed once).
-        let prefix_ok = match row.as_ref().filter(|_| same_base) {
-            Some(FileRow {
-                resume: Some(rp),
-                prefix_hash: Some(ph),
-                ..
-            }) => Some(prefix_hash(&file.path, rp.offset, &mut report.bytes_hashed) == Some(*ph)),
+        let prefix_ok = match (row.as_ref().filter(|_| same_base), &resume) {
+            (
+                Some(FileRow {
+                    prefix_hash: Some(ph),
+                    ..
+                }),
+                Some(rp),
+            ) => Some(prefix_hash(&file.path, rp.offset, &mut report.bytes_hashed) == Some(*ph)),
             _ => None,
         };
         if let Some(r) = row.as_ref().filter(|_| same_base) {
@@ -414,7 +454,7 @@ impl Batch<'_> {
         let fp = (size, file.mtime_ns, head, related_sig);
         // Append-only growth: continue from the last safe point when its prefix is intact.
         if let Some(r) = row.as_ref().filter(|_| same_base) {
-            if let (Some(rp), Some(true), true) = (&r.resume, prefix_ok, source.resume_support()) {
+            if let (Some(rp), Some(true), true) = (&resume, prefix_ok, source.resume_support()) {
                 if size >= r.size {
                     match self.parse_file(source, file, Some(r.fid), Some(rp), fp, report)? {
                         Ok(ParseOutcome::Done { events }) => {
