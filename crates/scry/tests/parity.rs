@@ -113,3 +113,48 @@ fn http_json_equals_cli_json() {
         cli(h, &["search", "the", "--limit", "1", "--cursor", cursor])
     );
 }
+
+/// The `command` of a search hit runs as printed (exit 0) and opens exactly the hit's event:
+/// the one event it prints has the hit's number, locator and turn.
+#[test]
+fn search_hit_command_opens_its_event() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let found = cli(
+        h,
+        &["search", "password", "--area", "all", "--limit", "100"],
+    );
+    let mut checked = 0;
+    for group in found["sessions"].as_array().expect("sessions") {
+        for hit in group["hits"].as_array().expect("hits") {
+            let Some(event) = hit["event"].as_u64() else {
+                continue;
+            };
+            let command = hit["command"].as_str().expect("command");
+            let words: Vec<&str> = command.split_whitespace().collect();
+            assert_eq!(words.first(), Some(&"scry"), "{command}");
+            // `cli` runs `scry --demo --json <words…>` and asserts exit 0.
+            let read = cli(h, &words[1..]);
+            let turns = read["turns"].as_array().expect("turns");
+            let events: Vec<(&Value, &Value)> = turns
+                .iter()
+                .flat_map(|t| {
+                    t["events"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(move |e| (t, e))
+                })
+                .collect();
+            assert_eq!(events.len(), 1, "{command}: {read}");
+            let (turn, ev) = events[0];
+            assert_eq!(ev["event"].as_u64(), Some(event), "{command}");
+            assert_eq!(ev["locator"], hit["locator"], "{command}");
+            assert_eq!(turn["number"], hit["turn"], "{command}");
+            checked += 1;
+        }
+    }
+    // The demo has several "password" hits with an event (count of `scry --demo search
+    // password --area all`, each hit naming an event).
+    assert!(checked >= 3, "only {checked} hits checked: {found}");
+}

@@ -417,7 +417,7 @@ pub(crate) fn show(
         _ => (String::new(), 0),
     };
     let command = match raw.seq {
-        Some(seq) => format!("scry turn {} {} --event {}", header.uri, raw.turn, seq + 1),
+        Some(seq) => format!("scry turn {} --event {}", header.uri, seq + 1),
         None => format!("scry show {}", header.uri),
     };
     Hit {

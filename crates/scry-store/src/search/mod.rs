@@ -223,7 +223,7 @@ pub struct Hit {
     pub excerpt_start: usize,
     /// Relevance score of this hit.
     pub score: f64,
-    /// A command that reads the hit (`scry turn <uri> <n> --event <e>` or `scry show <uri>`).
+    /// A command that reads the hit (`scry turn <uri> --event <e>` or `scry show <uri>`).
     pub command: String,
     /// The hit is scry's own echo in the caller's session (shown with `include_self`).
     pub self_echo: bool,

@@ -383,7 +383,7 @@ fn every_generated_session_is_searched_no_budget() {
     assert_eq!(r.total_matches, 1);
     let hit = &r.sessions[0].hits[0];
     assert_eq!(hit.field, scry_store::Field::Args);
-    assert_eq!(hit.command, "scry turn mtagent:g0007 1 --event 3");
+    assert_eq!(hit.command, "scry turn mtagent:g0007 --event 3");
     assert_eq!(hit.event, Some(3));
     let r = same(
         &store,
