@@ -1,4 +1,5 @@
-//! `scry web` (S-H2): the server's HTTP contract (always run), and the page driven in headless
+//! `scry web` (S-H2): the server's HTTP contract (always run; its `/v1` routes are `scry
+//! serve`'s router, so `tests/http.rs` covers them in depth), and the page driven in headless
 //! Chromium through chromedriver's WebDriver HTTP API (a tiny client on `std::net`: plain JSON
 //! over HTTP, no extra crate). The browser tests need Debian's `chromium` and
 //! `chromium-driver`; without them they skip with a loud message, unless
@@ -200,15 +201,64 @@ fn web_serves_page_with_csp_and_refuses_writes_and_foreign_hosts() {
     assert!(csp.contains("connect-src 'self'"), "{csp}");
     assert_eq!(header(&headers, "x-content-type-options"), Some("nosniff"));
     assert!(body.contains("/assets/app.js") && body.contains("data-scope=\"global\""));
-    // The page references nothing outside this server.
-    for asset in ["/", "/assets/app.js", "/assets/style.css"] {
-        let (status, _, text) = http(server.port, "GET", asset, &host, None);
+    // The page references nothing outside this server: the page, every asset it names, and
+    // every module those scripts import (followed transitively).
+    let mut queue: Vec<String> = vec!["/".into()];
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(asset) = queue.pop() {
+        if seen.contains(&asset) {
+            continue;
+        }
+        let (status, headers, text) = http(server.port, "GET", &asset, &host, None);
         assert_eq!(status, 200, "{asset}");
         assert!(
             !text.contains("http://") && !text.contains("https://") && !text.contains("//cdn"),
             "{asset} names an external address"
         );
+        if asset.ends_with(".js") {
+            // Module scripts load only with a JavaScript MIME type.
+            assert_eq!(
+                header(&headers, "content-type"),
+                Some("text/javascript; charset=utf-8"),
+                "{asset}"
+            );
+            for part in text.split(" from './").skip(1) {
+                let name = part.split('\'').next().unwrap_or_default();
+                queue.push(format!("/assets/{name}"));
+            }
+        } else if asset == "/" {
+            for part in text.split("\"/assets/").skip(1) {
+                let name = part.split('"').next().unwrap_or_default();
+                queue.push(format!("/assets/{name}"));
+            }
+        }
+        seen.push(asset);
     }
+    for needed in ["/assets/app.js", "/assets/api.js", "/assets/style.css"] {
+        assert!(
+            seen.iter().any(|s| s == needed),
+            "{needed} not loaded: {seen:?}"
+        );
+    }
+    assert!(seen.len() >= 6, "{seen:?}");
+    // HEAD answers like GET without a body; an unknown page is a JSON 404.
+    let mut s = TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(60))).ok();
+    write!(
+        s,
+        "HEAD / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).expect("HEAD reply");
+    assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
+    assert!(raw.ends_with("\r\n\r\n"), "a body after HEAD: {raw}");
+    let (status, _, body) = http(server.port, "GET", "/nope.html", &host, None);
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).expect("JSON 404")["error"]["code"],
+        "INVALID_QUERY"
+    );
 
     let (status, headers, body) = http(server.port, "POST", "/v1/sessions", &host, Some("{}"));
     assert_eq!(status, 405, "{body}");
@@ -249,6 +299,26 @@ fn web_serves_page_with_csp_and_refuses_writes_and_foreign_hosts() {
     };
     assert!(log.contains("GET /v1/search 400"), "{log}");
     assert!(!log.contains("q=%28"), "{log}");
+}
+
+/// `scry web` shows session text as it is (the person at this machine reading their own
+/// sessions, like `scry serve --reveal`); `--redact` redacts it as `scry serve` does.
+#[test]
+fn web_reveals_unless_asked_to_redact() {
+    for (extra, redacted) in [(&[][..], false), (&["--redact"][..], true)] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&home).expect("home");
+        let mut args = vec!["--demo"];
+        args.extend_from_slice(extra);
+        let server = WebServer::start(&home, &tmp.path().join("index.db"), &args);
+        let host = format!("127.0.0.1:{}", server.port);
+        let (status, _, body) = http(server.port, "GET", "/manifest", &host, None);
+        assert_eq!(status, 200, "{body}");
+        let v: Value = serde_json::from_str(&body).expect("manifest JSON");
+        assert_eq!(v["redacted"], json!(redacted), "{extra:?}: {v}");
+        assert_eq!(v["auth"], "none");
+    }
 }
 
 #[test]

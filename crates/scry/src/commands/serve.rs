@@ -4,7 +4,6 @@
 //! address it listens on (first line of stdout; `--port 0` picks a free port) and serves until
 //! interrupted (Ctrl-C / SIGINT ends it cleanly).
 
-use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use clap::Args;
@@ -79,27 +78,8 @@ pub fn options(args: &ServeArgs) -> CliResult<(IpAddr, ApiOptions)> {
 pub fn run(ctx: &Ctx, args: &ServeArgs) -> CliResult<Output> {
     let (ip, opts) = options(args)?;
     let app = http::serve_router(ctx.query.clone(), opts);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::new(ErrorCode::Aborted, format!("cannot start the server: {e}")))?;
-    runtime.block_on(async move {
-        let addr = SocketAddr::new(ip, args.port);
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
-            CliError::new(ErrorCode::Aborted, format!("cannot listen on {addr}: {e}"))
-        })?;
-        let local = listener.local_addr()?;
-        {
-            let mut out = std::io::stdout().lock();
-            writeln!(out, "scry serve: listening on http://{local}")?;
-            out.flush()?;
-        }
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .map_err(|e| CliError::new(ErrorCode::Aborted, format!("server failed: {e}")))
+    http::run(SocketAddr::new(ip, args.port), app, |local| {
+        format!("scry serve: listening on http://{local}")
     })?;
     Ok(Output::default())
 }

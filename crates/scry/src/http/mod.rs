@@ -12,7 +12,8 @@
 pub mod openapi;
 mod routes;
 
-use std::net::IpAddr;
+use std::io::Write;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -25,6 +26,8 @@ use axum::Router;
 use scry_model::ErrorCode;
 use scry_query::QueryError;
 use serde_json::Value;
+
+use crate::error::{CliError, CliResult};
 
 /// How the API answers.
 #[derive(Debug, Clone, Default)]
@@ -79,22 +82,64 @@ pub struct Api {
 
 /// The API router for `ctx`: every route of [`openapi::ROUTES`] behind the guards, without a
 /// fallback (so it can be merged beside other routes; `scry serve` adds a JSON 404). This is the
-/// entry `scry web` mounts beside its page.
-#[allow(dead_code)]
+/// entry `scry web` mounts beside its page (see [`front_router`]).
 pub fn api_router(ctx: scry_query::Context, opts: ApiOptions) -> Router {
+    let guards = opts.clone();
     let api = Arc::new(Api { ctx, opts });
-    guarded(routes::routes(api.clone()), api)
+    guarded(routes::routes(api), &guards)
 }
 
 /// The whole `scry serve` app: the API plus a JSON 404 for unknown paths, all behind the guards.
 pub fn serve_router(ctx: scry_query::Context, opts: ApiOptions) -> Router {
+    let guards = opts.clone();
     let api = Arc::new(Api { ctx, opts });
-    let app = routes::routes(api.clone()).fallback(not_found);
-    guarded(app, api)
+    let app = routes::routes(api).fallback(not_found);
+    guarded(app, &guards)
 }
 
-fn guarded(app: Router, api: Arc<Api>) -> Router {
-    app.layer(middleware::from_fn_with_state(api, guard))
+/// Serves `app` on `addr` (multi-thread tokio runtime; blocking reads go to its pool) until
+/// Ctrl-C / SIGINT. Once listening, `announce` gets the bound address (port 0 picks a free
+/// one) and names it on stdout: the first line of `scry serve` and `scry web`.
+pub fn run(
+    addr: SocketAddr,
+    app: Router,
+    announce: impl FnOnce(SocketAddr) -> String,
+) -> CliResult<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::new(ErrorCode::Aborted, format!("cannot start the server: {e}")))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+            CliError::new(ErrorCode::Aborted, format!("cannot listen on {addr}: {e}"))
+        })?;
+        let local = listener.local_addr()?;
+        {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{}", announce(local))?;
+            out.flush()?;
+        }
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .map_err(|e| CliError::new(ErrorCode::Aborted, format!("server failed: {e}")))
+    })
+}
+
+/// A front end's own routes (`scry web`'s page and scripts) behind the same guards as the API,
+/// with the JSON 404 for every other path. Merged with [`api_router`] (same options), both are
+/// served by one server and every request passes the guards (and is logged) exactly once.
+pub fn front_router(page: Router, opts: &ApiOptions) -> Router {
+    guarded(page.fallback(not_found), opts)
+}
+
+fn guarded(app: Router, opts: &ApiOptions) -> Router {
+    app.layer(middleware::from_fn_with_state(
+        Arc::new(opts.clone()),
+        guard,
+    ))
 }
 
 async fn not_found(req: Request) -> Response {
@@ -106,15 +151,15 @@ async fn not_found(req: Request) -> Response {
 }
 
 /// Host check, method check, token check, then the handler; logs the outcome.
-async fn guard(State(api): State<Arc<Api>>, req: Request, next: Next) -> Response {
+async fn guard(State(opts): State<Arc<ApiOptions>>, req: Request, next: Next) -> Response {
     let start = Instant::now();
     let method = req.method().clone();
     let path = req.uri().path().to_string();
-    let resp = match check(&api, &req) {
+    let resp = match check(&opts, &req) {
         Some(refused) => refused,
         None => next.run(req).await,
     };
-    if api.opts.log {
+    if opts.log {
         eprintln!(
             "{method} {path} {} {:.1}ms",
             resp.status().as_u16(),
@@ -124,8 +169,8 @@ async fn guard(State(api): State<Arc<Api>>, req: Request, next: Next) -> Respons
     resp
 }
 
-fn check(api: &Api, req: &Request) -> Option<Response> {
-    if !host_allowed(&api.opts.allowed_hosts, req) {
+fn check(opts: &ApiOptions, req: &Request) -> Option<Response> {
+    if !host_allowed(&opts.allowed_hosts, req) {
         return Some(
             error_response(&QueryError::new(
                 ErrorCode::InvalidQuery,
@@ -147,7 +192,7 @@ fn check(api: &Api, req: &Request) -> Option<Response> {
             .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
         return Some(r);
     }
-    if let Some(token) = &api.opts.token {
+    if let Some(token) = &opts.token {
         let given = req
             .headers()
             .get(header::AUTHORIZATION)
