@@ -621,3 +621,75 @@ fn each_filter_alone_and_combined_on_the_demo() {
         1
     );
 }
+
+/// `GET /v1/sessions/{id}/events` (parameters named like the flags) answers what
+/// `scry events --json` prints, and its errors carry the same closed codes.
+#[test]
+fn http_events_equal_the_cli() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let srv = crate::http::Server::start(h, &["--demo", "--reveal"]);
+    let id = crate::http::enc(DEMO_CLAUDE);
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        ("", vec![]),
+        (
+            "?kind=tool_call,tool_result&surface=shadowed&limit=3",
+            vec![
+                "--kind",
+                "tool_call,tool_result",
+                "--surface",
+                "shadowed",
+                "--limit",
+                "3",
+            ],
+        ),
+        (
+            "?text=password%20%20%20of%20SPACES",
+            vec!["--text", "password   of SPACES"],
+        ),
+        (
+            "?seq=3-20&since=2026-11-12&until=2026-11-12",
+            vec![
+                "--seq",
+                "3-20",
+                "--since",
+                "2026-11-12",
+                "--until",
+                "2026-11-12",
+            ],
+        ),
+        ("?relations=9", vec!["--relations", "9"]),
+        ("?relations=E1", vec!["--relations", "E1"]),
+    ];
+    for (query, args) in cases {
+        let r = srv.get(&format!("/v1/sessions/{id}/events{query}"));
+        assert_eq!(r.status, 200, "{query}: {}", r.body);
+        let mut all = vec!["--demo", "events", DEMO_CLAUDE];
+        all.extend(args);
+        assert_eq!(r.json(), json(h, &all), "{query}");
+    }
+    // The cursor of one page continues over HTTP too.
+    let first = srv.get(&format!("/v1/sessions/{id}/events?limit=4")).json();
+    let cursor = first["next_cursor"].as_str().unwrap();
+    let second = srv
+        .get(&format!("/v1/sessions/{id}/events?limit=4&cursor={cursor}"))
+        .json();
+    assert_eq!(second["from"], 5);
+    for (query, status, code) in [
+        ("?surface=hidden", 400, "INVALID_SURFACE"),
+        ("?kind=tool", 400, "INVALID_FILTER"),
+        ("?seq=9-1", 400, "INVALID_FILTER"),
+        ("?limit=0", 400, "INVALID_PAGE_SIZE"),
+        ("?cursor=garbage", 400, "INVALID_CURSOR"),
+        ("?relations=99999", 404, "EVENT_NOT_FOUND"),
+        ("?relations=1&kind=user", 400, "INVALID_QUERY"),
+        ("?bogus=1", 400, "INVALID_QUERY"),
+    ] {
+        let r = srv.get(&format!("/v1/sessions/{id}/events{query}"));
+        assert_eq!((r.status, r.code().as_str()), (status, code), "{query}");
+    }
+    let r = srv.get("/v1/sessions/zzzzzzzz-nope/events");
+    assert_eq!((r.status, r.code().as_str()), (404, "SESSION_NOT_FOUND"));
+    let doc = srv.get("/openapi.json").json();
+    assert!(doc["paths"]["/v1/sessions/{id}/events"].is_object());
+}

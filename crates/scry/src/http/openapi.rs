@@ -60,6 +60,50 @@ const LIST: &[Param] = &[
     p("cursor", "string", "next_cursor of the previous page"),
 ];
 
+const EVENTS: &[Param] = &[
+    p(
+        "seq",
+        "string",
+        "Seq ranges, 0-based, inclusive: 10-40, 7, 30-, 1,5-9",
+    ),
+    p(
+        "since",
+        "string",
+        "Events at or after: 30m, 24h, 7d, or an ISO date / time",
+    ),
+    p(
+        "until",
+        "string",
+        "Events at or before: a duration ago, an ISO date (through its end) or time",
+    ),
+    p(
+        "kind",
+        "string",
+        "Event kinds, comma-separated (tool_call,tool_result,…)",
+    ),
+    p(
+        "surface",
+        "string",
+        "Surfaces, comma-separated: current, shadowed, log-only",
+    ),
+    p(
+        "text",
+        "string",
+        "Text clause: literal, case-insensitive, whitespace-flexible",
+    ),
+    p(
+        "limit",
+        "integer",
+        "Events per page (default 50, at most 1000)",
+    ),
+    p("cursor", "string", "next_cursor of the previous page"),
+    p(
+        "relations",
+        "string",
+        "One event's relations instead (a seq or E<n>); no filters",
+    ),
+];
+
 const CONTENT: &[Param] = &[
     p(
         "turns",
@@ -217,6 +261,11 @@ pub const ROUTES: &[Route] = &[
         summary:
             "Turns, events, a locator, a call, an artifact or raw records, paged (scry turn --json)",
         params: CONTENT,
+    },
+    Route {
+        path: "/v1/sessions/{id}/events",
+        summary: "Events by seq, time, kind, surface and text, paged; or one event's relations (scry events --json)",
+        params: EVENTS,
     },
     Route {
         path: "/v1/sessions/{id}/lineage",

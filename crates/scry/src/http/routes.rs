@@ -141,6 +141,7 @@ pub fn table() -> Vec<(&'static str, MethodRouter<Arc<Api>>)> {
         ("/v1/sessions/{id}", get(session)),
         ("/v1/sessions/{id}/turns", get(turns)),
         ("/v1/sessions/{id}/content", get(content)),
+        ("/v1/sessions/{id}/events", get(events)),
         ("/v1/sessions/{id}/lineage", get(lineage)),
         ("/v1/sessions/{id}/commands", get(commands)),
         ("/v1/sessions/{id}/files", get(files)),
@@ -292,6 +293,38 @@ async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
             cursor: p.get("cursor"),
         };
         Ok(scry_query::read(&api.ctx, &req)?.to_json())
+    })
+    .await
+}
+
+/// `scry events --json`: filters named like the CLI flags; `relations` (a seq or `E<n>`) answers
+/// `scry events --relations` and takes no filters.
+async fn events(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
+    answer(api, "/v1/sessions/{id}/events", raw, move |api, p| {
+        let id = id_of(id)?;
+        let q = scry_query::EventQuery {
+            seq: p.get("seq"),
+            since: p.get("since"),
+            until: p.get("until"),
+            kind: p.get("kind"),
+            surface: p.get("surface"),
+            text: p.get("text"),
+        };
+        if let Some(target) = p.get("relations") {
+            if q != scry_query::EventQuery::default() || p.get("cursor").is_some() {
+                return Err(QueryError::usage(
+                    ErrorCode::InvalidQuery,
+                    "relations takes no filters or cursor",
+                ));
+            }
+            let seq = scry_query::events::relations::parse_target(&target)?;
+            return Ok(scry_query::relations(&api.ctx, &id, seq)?.to_json());
+        }
+        let page = scry_query::PageRequest {
+            limit: p.num("limit", scry_query::events::DEFAULT_LIMIT)?,
+            cursor: p.get("cursor"),
+        };
+        Ok(scry_query::events(&api.ctx, &id, &q, &page)?.to_json())
     })
     .await
 }
