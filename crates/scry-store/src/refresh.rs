@@ -136,9 +136,10 @@ struct Batch<'c> {
     rows: HashMap<(String, String), FileRow>,
 }
 
-/// The columns of `files` a refresh reads, in [`FileRow::from_sql`]'s order.
+/// The columns of `files` a refresh reads, in [`FileRow::from_sql`]'s order: all in the
+/// `files_fingerprint` index, so reading them never touches the resume points.
 const FILE_COLUMNS: &str =
-    "fid, size, mtime_ns, head_hash, related_sig, parser_version, resume, prefix_hash, live";
+    "fid, size, mtime_ns, head_hash, related_sig, parser_version, prefix_hash, live";
 
 struct FileRow {
     fid: i64,
@@ -147,8 +148,6 @@ struct FileRow {
     head_hash: i64,
     related_sig: i64,
     parser_version: i64,
-    /// The resume point's JSON, decoded only when the file changed ([`FileRow::resume`]).
-    resume: Option<String>,
     prefix_hash: Option<i64>,
     live: bool,
 }
@@ -163,19 +162,14 @@ impl FileRow {
             head_hash: r.get(at + 3)?,
             related_sig: r.get(at + 4)?,
             parser_version: r.get(at + 5)?,
-            resume: r.get(at + 6)?,
-            prefix_hash: r.get(at + 7)?,
-            live: r.get::<_, i64>(at + 8)? != 0,
+            prefix_hash: r.get(at + 6)?,
+            live: r.get::<_, i64>(at + 7)? != 0,
         })
     }
-
-    /// The stored resume point, if any and readable.
-    fn resume(&self) -> Option<ResumePoint> {
-        self.resume
-            .as_deref()
-            .and_then(|s| serde_json::from_str(s).ok())
-    }
 }
+
+/// Files left to refresh at or above which a batch reads the whole fingerprint table at once.
+const BULK_MIN_FILES: usize = 64;
 
 /// Every row of `files`, keyed by (path, key).
 fn all_file_rows(tx: &rusqlite::Transaction<'_>) -> Result<HashMap<(String, String), FileRow>> {
@@ -295,7 +289,12 @@ impl Store {
         let mut i = 0;
         loop {
             let tx = begin(&mut self.conn)?;
-            let rows = all_file_rows(&tx)?;
+            // One scan of the table pays for many files; one file (`show`) looks itself up.
+            let rows = if files.len() - i >= BULK_MIN_FILES {
+                all_file_rows(&tx)?
+            } else {
+                HashMap::new()
+            };
             let mut batch = Batch { tx, rows };
             let since = Instant::now();
             let events_at_begin = report.events_written;
@@ -393,6 +392,20 @@ impl Batch<'_> {
             .map_err(StoreError::db("read file fingerprint"))
     }
 
+    /// The stored resume point of `fid`, if any and readable (read only for a changed file:
+    /// it can be megabytes).
+    fn resume_point(&self, fid: i64) -> Result<Option<ResumePoint>> {
+        let mut st = self
+            .tx
+            .prepare_cached("SELECT resume FROM files WHERE fid = ?1")
+            .map_err(StoreError::db("read resume point"))?;
+        let json: Option<Option<String>> = st
+            .query_row([fid], |r| r.get(0))
+            .optional()
+            .map_err(StoreError::db("read resume point"))?;
+        Ok(json.flatten().and_then(|s| serde_json::from_str(&s).ok()))
+    }
+
     fn refresh_file(
         &mut self,
         sources: &[Box<dyn Source>],
@@ -425,7 +438,10 @@ impl Batch<'_> {
             }
         }
         let head = head_hash(&file.path, &mut report.bytes_hashed);
-        let resume = row.as_ref().and_then(FileRow::resume);
+        let resume = match &row {
+            Some(r) => self.resume_point(r.fid)?,
+            None => None,
+        };
         // Whether the bytes before the last resume point are unchanged (computed once).
         let prefix_ok = match (row.as_ref().filter(|_| same_base), &resume) {
             (
