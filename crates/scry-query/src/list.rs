@@ -1,9 +1,9 @@
 //! Listing sessions (S-C1, S-Q4): the sessions of a scope, newest first, children folded under
 //! their parent unless a kind is asked for, paged with a cursor bound to the query.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-use scry_model::{ErrorCode, Header, SessionKind, Timestamp, Warning};
+use scry_model::{ErrorCode, Header, ProviderId, SessionKind, Timestamp, Warning};
 use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
@@ -207,12 +207,22 @@ fn fold(entries: Vec<Entry>, kind: Option<KindFilter>) -> (Vec<Row>, usize) {
         .into_iter()
         .map(|entry| (entry, BTreeMap::new()))
         .collect();
+    // The first root of each (provider, id): a child folds under it (a map, not a scan of
+    // every root per child — that was quadratic on large homes).
+    let mut root_of: HashMap<(ProviderId, String), usize> = HashMap::with_capacity(roots.len());
+    for (i, (r, _)) in roots.iter().enumerate() {
+        root_of
+            .entry((r.header.provider, r.header.id.clone()))
+            .or_insert(i);
+    }
     let mut orphans = Vec::new();
     for child in children {
         let h = &child.header;
-        let parent = roots.iter_mut().find(|(r, _)| {
-            r.header.provider == h.provider && h.parent.as_deref() == Some(&r.header.id)
-        });
+        let parent = h
+            .parent
+            .as_ref()
+            .and_then(|p| root_of.get(&(h.provider, p.clone())))
+            .and_then(|&i| roots.get_mut(i));
         match parent {
             Some((_, kids)) => *kids.entry(h.kind.as_str()).or_default() += 1,
             None => orphans.push(child),
