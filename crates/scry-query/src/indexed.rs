@@ -18,7 +18,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use rusqlite::OptionalExtension;
-use scry_model::{Header, Warning};
+use scry_model::{Header, ProviderId, SessionKind, Timestamp, Warning};
 use scry_source::{EventSink, Source, SourceFile};
 use scry_store::{RefreshOptions, Store, StoreError};
 
@@ -137,8 +137,68 @@ pub fn replay(store: &Store, uri: &str, sink: &mut dyn EventSink) -> Result<Head
     Ok(normalize(header))
 }
 
-/// Full headers of `files` for `list` (issue #5: list from the index). The files are refreshed
-/// into the index on the way (S-I5; an unchanged file is only stat'ed) and the rows are the
+/// The headers of `files` for `list`, and the stored header JSON to complete the rows of a page.
+pub struct ListHeaders {
+    /// One entry per listed session. Headers read from the index carry only what `list` sorts,
+    /// filters and folds by (provider, id, uri, cwd, updated, kind, parent); [`ListHeaders::full`]
+    /// completes the few rows that are shown. Headers parsed directly are complete already.
+    pub entries: Vec<Entry>,
+    /// Warnings of the direct parses.
+    pub warnings: Vec<Warning>,
+    stored: HashMap<(String, String), String>,
+}
+
+impl ListHeaders {
+    /// `entry` with its whole stored header (unchanged when it was parsed directly, or when the
+    /// stored JSON does not decode in full).
+    pub fn full(&self, entry: Entry) -> Entry {
+        let key = (
+            entry.file.path.to_string_lossy().into_owned(),
+            entry.file.key.clone().unwrap_or_default(),
+        );
+        let header = self
+            .stored
+            .get(&key)
+            .and_then(|json| serde_json::from_str::<Header>(json).ok());
+        match header.and_then(|h| crate::catalog::keep(&entry.file, normalize(h))) {
+            Some(e) => e,
+            None => entry,
+        }
+    }
+}
+
+/// The header fields `list` needs for every session (sorting, filters, folding, short ids):
+/// decoding only these from the stored JSON skips building the rest (titles, sources, models,
+/// lineage) for thousands of rows of which a page shows twenty.
+#[derive(serde::Deserialize)]
+struct ListFields {
+    provider: ProviderId,
+    id: String,
+    uri: String,
+    #[serde(default)]
+    cwd: Option<String>,
+    #[serde(default)]
+    updated: Option<Timestamp>,
+    #[serde(default)]
+    kind: SessionKind,
+    #[serde(default)]
+    parent: Option<String>,
+}
+
+impl ListFields {
+    fn into_header(self) -> Header {
+        let mut h = Header::new(self.provider, self.id);
+        h.uri = self.uri;
+        h.cwd = self.cwd;
+        h.updated = self.updated;
+        h.kind = self.kind;
+        h.parent = self.parent;
+        h
+    }
+}
+
+/// Headers of `files` for `list` (issue #5: list from the index). The files are refreshed
+/// into the index on the way (S-I5; an unchanged file is only stat'ed) and the rows come from the
 /// stored headers — the full parse's (every model, every source, the agent name). A file the
 /// index does not hold (its parse failed, or `--no-index`, or the index is unusable) is parsed
 /// in full directly, so the rows, and the warnings for unreadable files, are the same either
@@ -147,7 +207,7 @@ pub fn headers(
     ctx: &Context,
     catalog: &crate::catalog::Catalog,
     files: &[&SourceFile],
-) -> (Vec<Entry>, Vec<Warning>) {
+) -> ListHeaders {
     let mut stored: HashMap<(String, String), String> = HashMap::new();
     if let Some(mut store) = open(ctx) {
         let owned: Vec<SourceFile> = files.iter().map(|f| (*f).clone()).collect();
@@ -164,10 +224,11 @@ pub fn headers(
         );
         let header = stored
             .get(&key)
-            .and_then(|json| serde_json::from_str::<Header>(json).ok());
+            .and_then(|json| serde_json::from_str::<ListFields>(json).ok());
         match header {
-            Some(h) => entries.push(crate::catalog::keep(f, normalize(h))),
+            Some(h) => entries.push(crate::catalog::keep(f, normalize(h.into_header()))),
             None => {
+                stored.remove(&key);
                 missing.push(f);
                 entries.push(None);
             }
@@ -179,7 +240,11 @@ pub fn headers(
         e.header = normalize(e.header);
         e
     }));
-    (out, warnings)
+    ListHeaders {
+        entries: out,
+        warnings,
+        stored,
+    }
 }
 
 /// The stored header JSON of each of `files` the index holds without a parse error, keyed by

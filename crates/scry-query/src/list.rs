@@ -123,11 +123,11 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         .iter()
         .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
         .collect();
-    let (entries, scan_warnings) = crate::indexed::headers(ctx, &catalog, &candidates);
+    let mut listed = crate::indexed::headers(ctx, &catalog, &candidates);
     let mut warnings = catalog.warnings.clone();
-    warnings.extend(scan_warnings);
+    warnings.append(&mut listed.warnings);
 
-    let mut entries: Vec<Entry> = entries
+    let mut entries: Vec<Entry> = std::mem::take(&mut listed.entries)
         .into_iter()
         .filter(|e| scope.contains(e.header.cwd.as_deref()))
         .filter(|e| since.is_none_or(|s| e.header.updated.is_some_and(|u| u >= s)))
@@ -158,11 +158,14 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         .into_iter()
         .skip(offset)
         .take(q.limit)
-        .map(|(entry, children)| SessionRow {
-            fingerprint: crate::fingerprint_text(&entry.file.path),
-            size: entry.file.size,
-            header: entry.header,
-            children,
+        .map(|(entry, children)| {
+            let entry = listed.full(entry);
+            SessionRow {
+                fingerprint: crate::fingerprint_text(&entry.file.path),
+                size: entry.file.size,
+                header: entry.header,
+                children,
+            }
         })
         .collect();
     Ok(SessionList {
