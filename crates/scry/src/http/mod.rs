@@ -333,25 +333,10 @@ const NOT_TEXT: &[&str] = &[
 ];
 
 /// Redacts session text in `v` in place (S-R3): every string except those under [`NOT_TEXT`]
-/// keys goes through `scry_redact`. Returns how many spans were redacted.
+/// keys goes through `scry_redact`, and the whole value of a secret-named field
+/// (`"api_key": "…"` in tool arguments) is replaced. Returns how many spans were redacted.
 pub fn redact(v: &mut Value) -> usize {
-    match v {
-        Value::String(s) => {
-            let (out, found) = scry_redact::redact(s);
-            let n = found.len();
-            if n > 0 {
-                *s = out.into_owned();
-            }
-            n
-        }
-        Value::Array(items) => items.iter_mut().map(redact).sum(),
-        Value::Object(map) => map
-            .iter_mut()
-            .filter(|(k, _)| !NOT_TEXT.contains(&k.as_str()))
-            .map(|(_, v)| redact(v))
-            .sum(),
-        _ => 0,
-    }
+    scry_redact::redact_json_except(v, NOT_TEXT).len()
 }
 
 #[cfg(test)]
@@ -396,5 +381,17 @@ mod tests {
             "claude:4f1c2a9e-7b3d-4c8e-9a21-5d6e7f809a1b"
         );
         assert!(v["text"].as_str().unwrap().contains("[redacted:"));
+    }
+
+    #[test]
+    fn redaction_replaces_secret_named_fields_in_tool_arguments() {
+        let mut v = serde_json::json!({
+            "call_id": "toolu_01ABCdefGHIjklMNOpqrSTUvwx",
+            "args": {"api_key": "abc123def456", "command": "curl example.com"},
+        });
+        assert_eq!(redact(&mut v), 1);
+        assert_eq!(v["args"]["api_key"], "[redacted:secret_assignment]");
+        assert_eq!(v["args"]["command"], "curl example.com");
+        assert_eq!(v["call_id"], "toolu_01ABCdefGHIjklMNOpqrSTUvwx");
     }
 }
