@@ -30,7 +30,7 @@ pub struct CommandsArgs {
 
 /// Runs `scry commands`.
 pub fn run(ctx: &Ctx, args: &CommandsArgs) -> CliResult<Output> {
-    let mut l = loaded::load(ctx, &args.id)?;
+    let mut l = loaded::load_ledgers(ctx, &args.id)?;
     use_index(ctx, &mut l);
     let filter = CommandFilter {
         failed: args.failed,
@@ -77,7 +77,7 @@ pub fn use_index(ctx: &Ctx, l: &mut Loaded) -> Option<Vec<ReferenceCandidate>> {
     let uri = &l.session.header.uri;
     let stored = crate::indexed::normalize(store.header(uri).ok()?);
     if stored != crate::indexed::normalize(l.session.header.clone())
-        || usize::try_from(store.event_count(uri).ok()?).ok()? != l.session.events.len()
+        || usize::try_from(store.event_count(uri).ok()?).ok()? != l.event_count
     {
         return None;
     }

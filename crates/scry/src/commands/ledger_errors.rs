@@ -21,7 +21,7 @@ pub struct ErrorsArgs {
 
 /// Runs `scry errors`.
 pub fn run(ctx: &Ctx, args: &ErrorsArgs) -> CliResult<Output> {
-    let mut l = loaded::load(ctx, &args.id)?;
+    let mut l = loaded::load_ledgers(ctx, &args.id)?;
     super::ledger_commands::use_index(ctx, &mut l);
     if ctx.json {
         let fixed = l.facts.failures.iter().filter(|f| f.fixed_later()).count();

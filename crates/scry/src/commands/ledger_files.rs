@@ -48,7 +48,7 @@ pub struct FilesArgs {
 
 /// Runs `scry files`.
 pub fn run(ctx: &Ctx, args: &FilesArgs) -> CliResult<Output> {
-    let mut l = loaded::load(ctx, &args.id)?;
+    let mut l = loaded::load_ledgers(ctx, &args.id)?;
     super::ledger_commands::use_index(ctx, &mut l);
     let g = args.group.group();
     let writes = l.facts.files.group(g);

@@ -19,7 +19,7 @@ pub struct JobsArgs {
 
 /// Runs `scry jobs`.
 pub fn run(ctx: &Ctx, args: &JobsArgs) -> CliResult<Output> {
-    let mut l = loaded::load(ctx, &args.id)?;
+    let mut l = loaded::load_ledgers(ctx, &args.id)?;
     super::ledger_commands::use_index(ctx, &mut l);
     if ctx.json {
         let v = loaded::envelope(&l.session, "jobs", loaded::to_value(&l.facts.jobs));

@@ -2,9 +2,10 @@
 //! `context`, `workspace`): read one whole session into memory, compute its facts once
 //! ([`scry_facts::Facts::of`]), and the small text / JSON pieces every ledger prints alike.
 //!
-//! Ledgers need the whole event list (pairing calls with later results, "fixed later?"), so
-//! unlike `show` / `turns` these commands hold the session; memory grows with the session, not
-//! with the corpus.
+//! `commands`, `files`, `errors` and `jobs` read through [`load_ledgers`]: the ledgers are
+//! folded while events stream ([`scry_facts::LedgerFold`], checked equal to [`Facts::of`] on
+//! every corpus session), so memory grows with the ledger rows, not with the session. The
+//! others (`digest`, `graph`, `context`, `workspace`) still hold the whole session.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -25,8 +26,10 @@ pub struct Loaded {
     pub catalog: Catalog,
     /// The session.
     pub session: Session,
-    /// Every fact of it.
+    /// Every fact of it (from [`load_ledgers`]: the ledgers only, no turn statuses).
     pub facts: Facts,
+    /// How many events the session has (`session.events` is empty after [`load_ledgers`]).
+    pub event_count: usize,
 }
 
 /// Resolves `reference` and reads the whole session.
@@ -36,8 +39,46 @@ pub fn load(ctx: &Ctx, reference: &str) -> CliResult<Loaded> {
     let facts = Facts::of(&session);
     Ok(Loaded {
         catalog: opened.catalog,
+        event_count: session.events.len(),
         session,
         facts,
+    })
+}
+
+/// Resolves `reference` and folds the session's ledgers while its events stream; the returned
+/// session holds the header and warnings but no events, and `facts.statuses` is empty.
+pub fn load_ledgers(ctx: &Ctx, reference: &str) -> CliResult<Loaded> {
+    let opened = session_read::open(ctx, reference)?;
+    let mut fold = scry_facts::LedgerFold::new();
+    let mut count = 0usize;
+    let mut warnings: Vec<Warning> = Vec::new();
+    let header = {
+        let mut sink = FnSink {
+            on_event: |e: Event| {
+                fold.push(&e);
+                count += 1;
+            },
+            on_warning: |w: Warning| warnings.push(w),
+        };
+        opened.stream(&mut sink)?
+    };
+    let ledgers = fold.finish(&header);
+    Ok(Loaded {
+        catalog: opened.catalog,
+        session: Session {
+            header,
+            events: Vec::new(),
+            warnings,
+        },
+        facts: Facts {
+            files: ledgers.files,
+            commands: ledgers.commands,
+            failures: ledgers.failures,
+            jobs: ledgers.jobs,
+            statuses: Vec::new(),
+            tokens: ledgers.tokens,
+        },
+        event_count: count,
     })
 }
 
