@@ -73,14 +73,7 @@ pub fn text(v: &TurnPage, s: Style) -> Output {
             v.max_chars
         ));
     }
-    let notes: String = render::warnings_text(&v.warnings, 5)
-        .into_iter()
-        .map(|l| format!("{l}\n"))
-        .collect();
-    Output {
-        stdout: out,
-        stderr: notes,
-    }
+    Output::with_warnings(out, &v.warnings)
 }
 
 fn turn_heading(turn: u32, info: Option<&TurnInfo>) -> String {

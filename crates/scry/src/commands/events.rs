@@ -163,14 +163,7 @@ fn page_text(p: &EventPage, s: Style) -> Output {
             p.limit
         ));
     }
-    let notes: String = render::warnings_text(&p.warnings, 5)
-        .into_iter()
-        .map(|l| format!("{l}\n"))
-        .collect();
-    Output {
-        stdout: out,
-        stderr: notes,
-    }
+    Output::with_warnings(out, &p.warnings)
 }
 
 fn numbers(seqs: &[u32]) -> String {
@@ -270,12 +263,5 @@ fn relations_text(r: &Relations, s: Style) -> Output {
     }
     let mut stdout = out.join("\n");
     stdout.push('\n');
-    let notes: String = render::warnings_text(&r.warnings, 5)
-        .into_iter()
-        .map(|l| format!("{l}\n"))
-        .collect();
-    Output {
-        stdout,
-        stderr: notes,
-    }
+    Output::with_warnings(stdout, &r.warnings)
 }

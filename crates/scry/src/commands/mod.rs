@@ -94,6 +94,20 @@ pub struct Output {
     pub stderr: String,
 }
 
+impl Output {
+    /// `stdout`, with the first five of `warnings` as notes on stderr (one per line, then a
+    /// count of the rest).
+    pub fn with_warnings(stdout: String, warnings: &[scry_model::Warning]) -> Output {
+        Output {
+            stdout,
+            stderr: crate::render::warnings_text(warnings, 5)
+                .into_iter()
+                .map(|l| format!("{l}\n"))
+                .collect(),
+        }
+    }
+}
+
 impl From<String> for Output {
     fn from(stdout: String) -> Self {
         Output {

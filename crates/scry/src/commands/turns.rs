@@ -126,14 +126,7 @@ fn text(
     if rows.is_empty() {
         out.push_str("(no events)\n");
     }
-    let notes: String = render::warnings_text(warnings, 5)
-        .into_iter()
-        .map(|l| format!("{l}\n"))
-        .collect();
-    Output {
-        stdout: out,
-        stderr: notes,
-    }
+    Output::with_warnings(out, warnings)
 }
 
 /// The snake_case name of a status mark.
