@@ -18,7 +18,9 @@ use serde_json::Value;
 
 use crate::provenance::Evidence;
 
-fn shadows(e: &Event) -> bool {
+/// Whether `e` shadows what precedes its group: a current compaction whose provider did not
+/// compute the surface itself (`surfaceOp`). Shared with the streaming scan of `scry events`.
+pub fn shadows(e: &Event) -> bool {
     e.kind == EventKind::Compaction
         && e.surface == Surface::Current
         && !e
@@ -42,14 +44,17 @@ pub fn surface_start(events: &[Event]) -> Option<usize> {
     Some(start)
 }
 
+/// The pi-style first kept entry id of a compaction (`firstKeptEntryId`), if it names one.
+pub fn first_kept_id(compaction: &Event) -> Option<&str> {
+    let d = compaction.data.as_ref()?;
+    d.get("firstKeptEntryId")
+        .or_else(|| d.get("first_kept_entry_id"))?
+        .as_str()
+}
+
 /// The index of the first kept event named by a pi-style `firstKeptEntryId`.
 fn first_kept(events: &[Event], compaction: &Event) -> Option<usize> {
-    let id = compaction
-        .data
-        .as_ref()?
-        .get("firstKeptEntryId")
-        .or_else(|| compaction.data.as_ref()?.get("first_kept_entry_id"))?
-        .as_str()?;
+    let id = first_kept_id(compaction)?;
     let exact = format!("id:{id}");
     let part = format!("id:{id}#");
     events

@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 
+use scry_facts::surfaces::{first_kept_id, shadows};
 use scry_model::{Event, EventKind, Surface};
 use serde_json::Value;
 
@@ -62,24 +63,6 @@ pub struct SurfaceScan {
 
 fn hash(s: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(s.as_bytes())
-}
-
-/// Whether the shared rules let `e` shadow what precedes its group (see the module doc).
-fn shadows(e: &Event) -> bool {
-    e.kind == EventKind::Compaction
-        && e.surface == Surface::Current
-        && !e
-            .data
-            .as_ref()
-            .is_some_and(|d| d.get("surfaceOp").is_some() || d.get("surface_op").is_some())
-}
-
-/// The pi-style first kept entry id of a compaction.
-fn first_kept_id(e: &Event) -> Option<&str> {
-    let d = e.data.as_ref()?;
-    d.get("firstKeptEntryId")
-        .or_else(|| d.get("first_kept_entry_id"))?
-        .as_str()
 }
 
 impl SurfaceScan {
