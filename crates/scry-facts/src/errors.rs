@@ -4,7 +4,7 @@
 //! command, a later command with the same first two words succeeded; for another tool, a later
 //! call of the same tool on the same path (or with the same arguments) succeeded.
 
-use scry_model::{EventKind, Session};
+use scry_model::{Event, EventKind, Session};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -109,15 +109,7 @@ pub fn failures(session: &Session) -> Vec<Failure> {
                 .and_then(|(si, _)| events.get(*si))
                 .map(Evidence::of)
         });
-        let stderr = r
-            .data
-            .as_ref()
-            .and_then(|d| {
-                d.get("stderr")
-                    .or_else(|| d.get("result").and_then(|x| x.get("stderr")))
-            })
-            .and_then(Value::as_str)
-            .filter(|s| !s.trim().is_empty());
+        let stderr = stderr_of(r);
         out.push(Failure {
             command,
             exit_code: r.exit_code,
@@ -131,6 +123,18 @@ pub fn failures(session: &Session) -> Vec<Failure> {
         });
     }
     out
+}
+
+/// The non-blank stderr a tool result recorded (`data.stderr` or `data.result.stderr`).
+pub(crate) fn stderr_of(r: &Event) -> Option<&str> {
+    r.data
+        .as_ref()
+        .and_then(|d| {
+            d.get("stderr")
+                .or_else(|| d.get("result").and_then(|x| x.get("stderr")))
+        })
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
 }
 
 #[cfg(test)]

@@ -198,15 +198,7 @@ impl LedgerFold {
 
     fn result(&mut self, idx: usize, e: &Event) {
         let failure_row = e.is_failure().then(|| {
-            let stderr = e
-                .data
-                .as_ref()
-                .and_then(|d| {
-                    d.get("stderr")
-                        .or_else(|| d.get("result").and_then(|x| x.get("stderr")))
-                })
-                .and_then(Value::as_str)
-                .filter(|s| !s.trim().is_empty());
+            let stderr = crate::errors::stderr_of(e);
             let output = if self.card_only {
                 ""
             } else {
