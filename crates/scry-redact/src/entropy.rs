@@ -12,7 +12,7 @@
 //! And none of these exclusions applies: hex-only (git SHAs, sha256), the payload of a
 //! `data:…;base64,` URI, base64 image data (PNG/JPEG/GIF/WebP magic), Subresource-Integrity
 //! and go.sum hashes (`sha512-…`, `h1:…`), SSH public keys (`ssh-rsa AAAA…`), record ids
-//! that are random by design (`toolu_…`, `call_…`, `msg_…`), paths (two or more plain
+//! that are random by design (`toolu_…`, `call_…`, `msg_…`, OpenCode's `ses_…`/`prt_…`), paths (two or more plain
 //! lower-case words between slashes).
 //!
 //! JSON escapes (`\n`, `\"`, `\u0041`) separate tokens, so `\nAbC…` does not glue the `n`
@@ -182,16 +182,22 @@ fn excluded(text: &[u8], start: usize, token: &[u8]) -> bool {
         b"batch_",
         b"evt_",
     ];
-    if ID_PREFIXES.iter().any(|m| token.starts_with(m)) {
+    if ID_PREFIXES.iter().any(|m| token.starts_with(m)) || opencode_id(token) {
         return true;
     }
-    // A path (`gemini/tmp/<hash>/chats/session-…`): two or more plain lower-case words
-    // between slashes. Random base64 almost never has even one.
+    // A path (`gemini/tmp/<hash>/chats/session-…`, Grok's `%2Fproject/<uuid>/chat_history`):
+    // two or more plain segments between slashes — lower-case words (with `_`, `-`, `.`) or
+    // hex ids (uuids). Random base64 almost never has even one.
     if token.contains(&b'/') {
-        let words = token
-            .split(|&b| b == b'/')
-            .filter(|seg| seg.len() >= 3 && seg.iter().all(u8::is_ascii_lowercase))
-            .count();
+        let plain = |seg: &[u8]| {
+            let word = seg.iter().filter(|b| b.is_ascii_lowercase()).count() >= 3
+                && seg
+                    .iter()
+                    .all(|b| b.is_ascii_lowercase() || matches!(b, b'_' | b'-' | b'.'));
+            let hex = seg.len() >= 8 && seg.iter().all(|b| b.is_ascii_hexdigit() || *b == b'-');
+            word || hex
+        };
+        let words = token.split(|&b| b == b'/').filter(|seg| plain(seg)).count();
         if words >= 2 {
             return true;
         }
@@ -225,6 +231,21 @@ fn excluded(text: &[u8], start: usize, token: &[u8]) -> bool {
     false
 }
 
+/// An OpenCode record id: `ses_`, `msg_`, `prt_`, `per_`, `que_`, `usr_`, `pty_`, `tool_` +
+/// 12 hex digits (time and counter) + 14 random base62 characters (OpenCode's `Identifier`).
+fn opencode_id(token: &[u8]) -> bool {
+    const PREFIXES: &[&[u8]] = &[
+        b"ses_", b"msg_", b"prt_", b"per_", b"que_", b"usr_", b"pty_", b"tool_",
+    ];
+    PREFIXES.iter().any(|p| {
+        token.strip_prefix(*p).is_some_and(|rest| {
+            rest.len() == 26
+                && rest[..12].iter().all(u8::is_ascii_hexdigit)
+                && rest[12..].iter().all(u8::is_ascii_alphanumeric)
+        })
+    })
+}
+
 /// Last position of `needle` in `hay`.
 fn memfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).rposition(|w| w == needle)
@@ -254,6 +275,14 @@ mod tests {
         assert!(!flagged("550e8400-e29b-41d4-a716-446655440000"));
         assert!(!flagged("x86_64-unknown-linux-gnu"));
         assert!(!flagged("crates/scry-source-claude/src/mapping"));
+        assert!(!flagged(
+            "sessions/%2Ftmp%2Fproject/019f6851-7ec4-7ef0-97d3-03f3eee38755/chat_history"
+        ));
+        // OpenCode ids, also inside a locator.
+        assert!(!flagged("ses_dd2c91f2cffe1k0KCFlrrjigz1"));
+        assert!(!flagged("id:prt_22d36e8d2001y6D1Cm2w6cY3dT#0"));
+        // … but not any random token behind one of their prefixes.
+        assert!(flagged("ses_x9Qm2ZtLw8Rv4KpN7sYb3HcJ6dFg1Ae5"));
     }
 
     #[test]

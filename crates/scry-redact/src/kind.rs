@@ -10,6 +10,14 @@ use std::fmt;
 pub enum Kind {
     /// OpenAI API key (`sk-…`, `sk-proj-…`, `sk-svcacct-…`, `sk-admin-…`).
     OpenAiKey,
+    /// DeepSeek API key (`sk-` + 32 lower-case hex).
+    DeepseekKey,
+    /// Another provider's prefixed API key (OpenRouter `sk-or-v1-`, DigitalOcean `dop_v1_`,
+    /// Shopify `shpat_`, Supabase `sbp_`, Databricks `dapi`, Sentry `sntryu_`, Linear
+    /// `lin_api_`, Perplexity `pplx-`, Replicate `r8_`, SendGrid `SG.`, Postman `PMAK-`, Pulumi
+    /// `pul-`, Grafana `glsa_`/`glc_`, Terraform `.atlasv1.`), or an `sk-`/`sk_` key of no
+    /// known format with a machine-made lower-case body (`sk-live-abc123def456…`).
+    ApiKey,
     /// Anthropic API or OAuth key (`sk-ant-…`).
     AnthropicKey,
     /// Google API key (`AIza…`).
@@ -18,11 +26,12 @@ pub enum Kind {
     GithubToken,
     /// GitLab token (`glpat-` and the other `gl…-` prefixes).
     GitlabToken,
-    /// Slack token (`xoxb-`, `xoxp-`, …, `xapp-`) or incoming-webhook path.
+    /// Slack token (`xoxb-`, `xoxp-`, `xoxc-`, …, `xapp-`) or incoming-webhook path.
     SlackToken,
-    /// Stripe secret / restricted key or webhook secret (`sk_live_`, `rk_live_`, `sk_test_`, `whsec_`).
+    /// Stripe secret / restricted / publishable key or webhook secret (`sk_live_`, `rk_live_`,
+    /// `pk_live_`, `sk_test_`, `whsec_`).
     StripeKey,
-    /// AWS access key id (`AKIA…`, `ASIA…`).
+    /// AWS access key id (`AKIA…`, `ASIA…`, `A3T…`).
     AwsAccessKeyId,
     /// AWS secret access key named by its context (`aws_secret_access_key = …`).
     AwsSecretAccessKey,
@@ -60,6 +69,8 @@ impl Kind {
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::OpenAiKey => "openai_key",
+            Kind::DeepseekKey => "deepseek_key",
+            Kind::ApiKey => "api_key",
             Kind::AnthropicKey => "anthropic_key",
             Kind::GoogleApiKey => "google_api_key",
             Kind::GithubToken => "github_token",
@@ -91,7 +102,8 @@ impl Kind {
         match self {
             Kind::HighEntropy => 0,
             Kind::SecretAssignment | Kind::UrlToken => 1,
-            Kind::BearerToken | Kind::Authorization | Kind::UrlPassword => 2,
+            // A generic `sk-` key: any provider-specific shape of the same span names it.
+            Kind::BearerToken | Kind::Authorization | Kind::UrlPassword | Kind::ApiKey => 2,
             // `sk-ant-` also fits the OpenAI shape; Anthropic must win.
             Kind::OpenAiKey => 3,
             Kind::PrivateKey => 5,

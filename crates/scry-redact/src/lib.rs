@@ -3,9 +3,13 @@
 //! [`redact`] finds secrets in a text and replaces each with `[redacted:<kind>]`;
 //! [`redact_json`] does the same for every string of a `serde_json::Value` (tool arguments),
 //! and also redacts the whole value of a secret-named field (`"api_key": "…"`).
+//! [`redact_json_with_ids`] is the rule for documents that carry identifiers beside session
+//! text (scry's `--json` answers): every string at every depth is still scanned, and only the
+//! high-entropy finding is waived for a value of identifier shape under an identifier key.
 //!
-//! Detectors (see [`Kind`]): provider key prefixes (OpenAI, Anthropic, Google, GitHub, GitLab,
-//! Slack, Stripe, AWS, npm, Hugging Face, PyPI, xAI, Groq), AWS secret keys by context, bearer
+//! Detectors (see [`Kind`]): provider key prefixes (OpenAI, DeepSeek, Anthropic, Google,
+//! GitHub, GitLab, Slack, Stripe, AWS, npm, Hugging Face, PyPI, xAI, Groq, and more as
+//! [`Kind::ApiKey`]), lower-case `sk-` keys, AWS secret keys by context, bearer
 //! and basic authorization, JWTs, PEM/PGP private key blocks, passwords in URLs, secret query
 //! parameters, `.env` / YAML / JSON assignments to secret-named variables, and high-entropy
 //! strings. All patterns run on the `regex` crate (finite automata, no backtracking) and the
@@ -16,6 +20,7 @@
 //! `OPENAI_API_KEY=sk-proj-…` becomes `OPENAI_API_KEY=[redacted:openai_key]`.
 
 mod entropy;
+mod ids;
 mod kind;
 mod rules;
 
@@ -121,30 +126,50 @@ fn merge(mut hits: Vec<Hit>) -> Vec<Finding> {
 /// unless it is empty or a placeholder. Returns what was redacted, by JSON pointer. Recursion
 /// depth follows the value's depth, which `serde_json` caps at 128 when parsing.
 pub fn redact_json(value: &mut Value) -> Vec<JsonFinding> {
-    redact_json_except(value, &[])
+    redact_json_with_ids(value, &[])
 }
 
-/// [`redact_json`], leaving alone the values of object fields named in `keep` (at any depth):
-/// identifiers, paths, times and cursors that must stay as they are (a uuid must not become
-/// `[redacted:high_entropy]`). Secret-named fields are still redacted whole everywhere else.
-pub fn redact_json_except(value: &mut Value, keep: &[&str]) -> Vec<JsonFinding> {
+/// [`redact_json`] for a document whose fields named in `id_keys` hold identifiers (uris,
+/// ids, paths, cursors, times), at any depth; an array under such a key holds identifiers too.
+///
+/// Every string is scanned wherever it is — an identifier key is never a hiding place: a
+/// provider key, bearer token, JWT, private key, password in a URL, … is redacted in it as in
+/// any text. The one exception: a string under an identifier key that has an identifier
+/// shape (hex / uuid, RFC 3339 time, scry cursor, rooted path) keeps the parts that only
+/// *look* random (the high-entropy detector), so a cursor or a path stays usable. A tool
+/// argument that happens to be named `id`, `to` or `path` but holds a random token is text.
+pub fn redact_json_with_ids(value: &mut Value, id_keys: &[&str]) -> Vec<JsonFinding> {
     let mut out = Vec::new();
     let mut pointer = String::new();
-    walk(value, &mut pointer, false, keep, &mut out);
+    walk(value, &mut pointer, Field::Text, id_keys, &mut out);
     out
+}
+
+/// What the field holding a value is, by its key.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field {
+    /// Session text (or unknown): every finding counts.
+    Text,
+    /// A secret-named field (`api_key`): its value goes whole.
+    Secret,
+    /// An identifier field: high-entropy findings are waived for identifier shapes.
+    Id,
 }
 
 fn walk(
     value: &mut Value,
     pointer: &mut String,
-    secret_field: bool,
-    keep: &[&str],
+    field: Field,
+    id_keys: &[&str],
     out: &mut Vec<JsonFinding>,
 ) {
     match value {
         Value::String(s) => {
-            let findings = find(s);
-            let whole = secret_field && findings.is_empty() && field_value_is_secret(s);
+            let mut findings = find(s);
+            if field == Field::Id && ids::is_identifier(s) {
+                findings.retain(|f| f.kind != Kind::HighEntropy);
+            }
+            let whole = field == Field::Secret && findings.is_empty() && field_value_is_secret(s);
             if whole {
                 out.push(JsonFinding {
                     pointer: pointer.clone(),
@@ -164,24 +189,34 @@ fn walk(
             }
         }
         Value::Array(items) => {
+            // The elements of an identifier list (`sources`, `models`) are identifiers.
+            let inner = if field == Field::Id {
+                Field::Id
+            } else {
+                Field::Text
+            };
             for (i, item) in items.iter_mut().enumerate() {
                 let len = pointer.len();
                 pointer.push('/');
                 pointer.push_str(&i.to_string());
-                walk(item, pointer, false, keep, out);
+                walk(item, pointer, inner, id_keys, out);
                 pointer.truncate(len);
             }
         }
         Value::Object(map) => {
             let rules = Rules::get();
             for (key, item) in map.iter_mut() {
-                if keep.contains(&key.as_str()) {
-                    continue;
-                }
+                let field = if rules.is_secret_name(key) {
+                    Field::Secret
+                } else if id_keys.contains(&key.as_str()) {
+                    Field::Id
+                } else {
+                    Field::Text
+                };
                 let len = pointer.len();
                 pointer.push('/');
                 pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
-                walk(item, pointer, rules.is_secret_name(key), keep, out);
+                walk(item, pointer, field, id_keys, out);
                 pointer.truncate(len);
             }
         }
@@ -238,7 +273,7 @@ mod tests {
             "uri": format!("claude:{uuid}"),
             "events": [{"id": uuid, "args": {"api_key": "abc123def456", "cmd": "ls"}}],
         });
-        let f = redact_json_except(&mut v, &["uri", "id"]);
+        let f = redact_json_with_ids(&mut v, &["uri", "id"]);
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].pointer, "/events/0/args/api_key");
         assert_eq!(v["uri"], format!("claude:{uuid}"));
@@ -247,6 +282,60 @@ mod tests {
         assert_eq!(
             v["events"][0]["args"]["api_key"],
             "[redacted:secret_assignment]"
+        );
+    }
+
+    #[test]
+    fn identifier_keys_are_scanned_at_every_depth() {
+        let cursor = format!(
+            "c1{}",
+            "x9Qm2ZtLw8Rv4KpN7sYb3H".repeat(3).get(..54).unwrap_or("")
+        );
+        let random = "x9Qm2ZtLw8Rv4KpN7sYb3HcJ6dFg1Ae5";
+        let mut v = serde_json::json!({
+            "next_cursor": cursor,
+            "sources": ["/tmp/x9Qm2ZtLw8Rv4KpN7sYb3HcJ6dFg1Ae5/s.jsonl"],
+            "args": {
+                "code": "openai.api_key='sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z'",
+                "to": "ghp_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6",
+                "path": "/tmp/AKIAIOSFODNN7EXAMPLE/creds",
+                "id": random,
+                "cwd": "/work/x9Qm2ZtLw8Rv4KpN7sYb3HcJ6dFg1Ae5",
+            },
+        });
+        let keys = ["next_cursor", "sources", "code", "to", "path", "id", "cwd"];
+        let f = redact_json_with_ids(&mut v, &keys);
+        let pointers: Vec<&str> = f.iter().map(|f| f.pointer.as_str()).collect();
+        assert_eq!(
+            pointers,
+            ["/args/code", "/args/id", "/args/path", "/args/to"],
+            "{f:?}"
+        );
+        assert_eq!(v["next_cursor"], cursor);
+        assert_eq!(
+            v["sources"][0],
+            "/tmp/x9Qm2ZtLw8Rv4KpN7sYb3HcJ6dFg1Ae5/s.jsonl"
+        );
+        assert_eq!(v["args"]["cwd"], "/work/x9Qm2ZtLw8Rv4KpN7sYb3HcJ6dFg1Ae5");
+        assert_eq!(v["args"]["code"], "openai.api_key='[redacted:openai_key]'");
+        assert_eq!(v["args"]["to"], "[redacted:github_token]");
+        assert_eq!(v["args"]["path"], "/tmp/[redacted:aws_access_key_id]/creds");
+        assert_eq!(v["args"]["id"], "[redacted:high_entropy]");
+    }
+
+    #[test]
+    fn lower_case_keys() {
+        assert_eq!(
+            r("key sk-live-abc123def456ghi789jkl here"),
+            "key [redacted:api_key] here"
+        );
+        assert_eq!(
+            r("DEEPSEEK sk-0123456789abcdef0123456789abcdef."),
+            "DEEPSEEK [redacted:deepseek_key]."
+        );
+        assert_eq!(
+            r("pip install sk-learn-2024-release"),
+            "pip install sk-learn-2024-release"
         );
     }
 

@@ -131,6 +131,49 @@ fn rule_table() -> Vec<Rule> {
             r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}",
             random_body,
         ),
+        // DeepSeek: `sk-` + 32 lower-case hex (platform.deepseek.com API keys) — no upper-case
+        // letter, so the OpenAI rule's "looks random" test never takes it.
+        Rule {
+            kind: Kind::DeepseekKey,
+            pattern: format!(r"{L}(?P<s>sk-[0-9a-f]{{32}})(?:[^A-Za-z0-9_-]|\z)"),
+            check: whole,
+        },
+        // Any other `sk-` / `sk_` key whose body is machine-made but all lower-case
+        // (`sk-live-abc123def456ghi789jkl`, `sk_prod_…`): a run of 12+ letters and digits that
+        // switches between them at least four times. Words (`sk-learn-2024-notes`) do not.
+        prefixed(Kind::ApiKey, r"sk[-_][A-Za-z0-9_-]{16,}", lower_key_body),
+        // Other providers' prefixed keys, one automaton (plain ASCII alternation), each from
+        // the provider's documented format: OpenRouter `sk-or-v1-` + 64 hex; DigitalOcean
+        // `dop_v1_`/`doo_v1_`/`dor_v1_` + 64 hex; Shopify `shpat_`/`shpca_`/`shppa_`/`shpss_` +
+        // 32 hex; Supabase `sbp_` + 40 hex; Databricks `dapi` + 32 hex; Sentry `sntrys_`/
+        // `sntryu_`; Linear `lin_api_` + 40; Perplexity `pplx-` + 48; Replicate `r8_` + 37;
+        // SendGrid `SG.<22>.<43>`; Postman `PMAK-<24 hex>-<34 hex>`; Pulumi `pul-` + 40 hex;
+        // Grafana `glsa_` / `glc_`; Terraform Cloud `<14>.atlasv1.<60+>`.
+        Rule {
+            kind: Kind::ApiKey,
+            pattern: format!(
+                r"{L}(?P<s>{})(?:[^A-Za-z0-9_-]|\z)",
+                [
+                    r"sk-or-v1-[0-9a-f]{64}",
+                    r"do[opr]_v1_[0-9a-f]{64}",
+                    r"shp(?:at|ca|pa|ss)_[0-9a-fA-F]{32}",
+                    r"sbp_[0-9a-f]{40}",
+                    r"dapi[0-9a-f]{32}(?:-[0-9])?",
+                    r"sntry[su]_[A-Za-z0-9_+/=-]{40,}",
+                    r"lin_api_[A-Za-z0-9]{40}",
+                    r"pplx-[A-Za-z0-9]{48}",
+                    r"r8_[A-Za-z0-9]{37}",
+                    r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
+                    r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}",
+                    r"pul-[0-9a-f]{40}",
+                    r"glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}",
+                    r"glc_[A-Za-z0-9+/=]{32,}",
+                    r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}",
+                ]
+                .join("|")
+            ),
+            check: whole,
+        },
         // Google API key: `AIza` + 35 of [0-9A-Za-z_-] (cloud.google.com "API keys" docs).
         prefixed(Kind::GoogleApiKey, r"AIza[0-9A-Za-z_-]{35}", whole),
         // GitHub: `ghp_|gho_|ghu_|ghs_|ghr_` + 36 base62 chars (GitHub blog "Behind GitHub's new
@@ -145,8 +188,8 @@ fn rule_table() -> Vec<Rule> {
             whole,
         ),
         // Slack: `xoxb-`, `xoxp-`, `xoxa-`, `xoxr-`, `xoxs-`, `xoxe-` tokens and `xapp-` app
-        // tokens (api.slack.com "Token types").
-        prefixed(Kind::SlackToken, r"xox[abprse]-[A-Za-z0-9-]{10,}", whole),
+        // tokens (api.slack.com "Token types"); `xoxc-` / `xoxd-` browser-session tokens.
+        prefixed(Kind::SlackToken, r"xox[abcdeprs]-[A-Za-z0-9-]{10,}", whole),
         prefixed(Kind::SlackToken, r"xapp-[A-Za-z0-9-]{10,}", whole),
         // Slack incoming webhook: hooks.slack.com/services/T…/B…/<secret>.
         Rule {
@@ -154,15 +197,17 @@ fn rule_table() -> Vec<Rule> {
             pattern: r"hooks\.slack\.com/services/(?P<s>[A-Za-z0-9]+/[A-Za-z0-9]+/[A-Za-z0-9]{8,})".into(),
             check: whole,
         },
-        // Stripe: secret `sk_live_`/`sk_test_`, restricted `rk_live_`/`rk_test_`, webhook
-        // signing secret `whsec_` (stripe.com/docs/keys).
-        prefixed(Kind::StripeKey, r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}", whole),
+        // Stripe: secret `sk_live_`/`sk_test_`, restricted `rk_live_`/`rk_test_`, publishable
+        // `pk_live_`/`pk_test_` (public by design, but it names the account), webhook signing
+        // secret `whsec_` (stripe.com/docs/keys).
+        prefixed(Kind::StripeKey, r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}", whole),
         prefixed(Kind::StripeKey, r"whsec_[A-Za-z0-9]{20,}", whole),
-        // AWS access key id: 4-letter prefix (AKIA long-term, ASIA temporary, ABIA, ACCA) + 16
-        // of [A-Z0-9] (IAM "Unique identifiers" docs); must not run on into more alphanumerics.
+        // AWS access key id: 4-letter prefix (AKIA long-term, ASIA temporary, ABIA, ACCA,
+        // A3T…) + 16 of [A-Z0-9] (IAM "Unique identifiers" docs); must not run on into more
+        // alphanumerics.
         Rule {
             kind: Kind::AwsAccessKeyId,
-            pattern: format!(r"{L}(?P<s>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}})(?:[^A-Za-z0-9]|\z)"),
+            pattern: format!(r"{L}(?P<s>(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{{16}})(?:[^A-Za-z0-9]|\z)"),
             check: whole,
         },
         // AWS secret access key: 40 base64 chars, recognized only by its name nearby.
@@ -263,6 +308,23 @@ fn random_body(caps: &Captures<'_>, _: &str) -> Option<Range<usize>> {
     let m = caps.name("s")?;
     let s = m.as_str();
     (has_digit(s) && has_upper(s) && has_lower(s)).then(|| m.range())
+}
+
+/// The `s` group of an `sk-`/`sk_` key (prefix included) when its body is machine-made even
+/// without capitals: one run of 12+ ASCII letters and digits (between `-`/`_`) that switches
+/// between letter and digit at least four times.
+fn lower_key_body(caps: &Captures<'_>, _: &str) -> Option<Range<usize>> {
+    let m = caps.name("s")?;
+    let body = m.as_str().get(3..)?;
+    let random_run = body.split(['-', '_']).any(|run| {
+        let b = run.as_bytes();
+        let switches = b
+            .windows(2)
+            .filter(|w| w[0].is_ascii_digit() != w[1].is_ascii_digit())
+            .count();
+        b.len() >= 12 && has_digit(run) && switches >= 4
+    });
+    random_run.then(|| m.range())
 }
 
 /// The `s` group when it holds a digit and a letter.

@@ -2,20 +2,22 @@
 //!
 //! Secrets: every detector's kind, with bodies drawn at random in the provider's documented
 //! format, embedded in prompts, tool arguments (a `serde_json::Value` walked by
-//! `redact_json`), tool output, and raw JSON lines where the secret sits next to `\n` / `\"`
-//! escapes (also JSON inside a JSON string). Recall = secrets whose every piece is gone from
-//! the output / all secrets; it must be 100 %.
+//! `redact_json`), tool arguments under identifier keys (`code`, `to`, `path`, `id`, … walked
+//! by `redact_json_with_ids` with scry's identifier keys), tool output, and raw JSON lines
+//! where the secret sits next to `\n` / `\"` escapes (also JSON inside a JSON string).
+//! Recall = secrets whose every piece is gone from the output / all secrets; it must be 100 %.
 //!
 //! Clean text: `fixtures/clean.txt` (ordinary code, commands, configs, logs, prose written by
 //! hand, including near misses such as `token = lexer.next_token()`), plus generated git
 //! hashes, sha256 digests, UUIDs, base64 images (data URIs and Claude-style image blocks) and
 //! prose. Every line is checked as plain text and as a raw JSON string; false positives must
-//! be zero.
+//! be zero. Identifiers that only look random (paging cursors, paths with random segments)
+//! must stay as they are under identifier keys.
 
 mod common;
 
 use common::Rng;
-use scry_redact::{find, redact, redact_json};
+use scry_redact::{find, redact, redact_json, redact_json_with_ids};
 use serde_json::{json, Value};
 
 /// One planted secret: the text around it and the pieces that must not survive.
@@ -104,6 +106,50 @@ fn secrets(rng: &mut Rng) -> Vec<Case> {
         cases.extend(in_contexts("npm", &npm, rng));
         let hf = format!("hf_{}", rng.alnum(34));
         cases.extend(in_contexts("huggingface", &hf, rng));
+
+        // Lower-case keys (issue 15): DeepSeek `sk-` + 32 hex, a generic `sk-live-…` with a
+        // lower-case body, Stripe keys with lower-case bodies, publishable and restricted.
+        let deepseek = format!("sk-{}", rng.hex(32));
+        cases.extend(in_contexts("deepseek", &deepseek, rng));
+        let mode = rng.pick(&["live", "prod", "test"]).to_string();
+        let lower = format!("sk-{mode}-{}", rng.lower_digits(24));
+        cases.extend(in_contexts("sk-lower", &lower, rng));
+        cases.extend(in_contexts(
+            "sk-lower",
+            "sk-live-abc123def456ghi789jkl",
+            rng,
+        ));
+        let stripe_lower = format!(
+            "{}{}",
+            rng.pick(&["sk_live_", "rk_live_", "pk_live_", "pk_test_"]),
+            rng.lower_digits(24)
+        );
+        cases.extend(in_contexts("stripe", &stripe_lower, rng));
+        // Other providers' prefixed keys (many with lower-case hex bodies).
+        let others = [
+            format!("sk-or-v1-{}", rng.hex(64)),
+            format!("dop_v1_{}", rng.hex(64)),
+            format!("shpat_{}", rng.hex(32)),
+            format!("sbp_{}", rng.hex(40)),
+            format!("dapi{}", rng.hex(32)),
+            format!("sntryu_{}", rng.hex(64)),
+            format!("lin_api_{}", rng.alnum(40)),
+            format!("pplx-{}", rng.alnum(48)),
+            format!("r8_{}", rng.alnum(37)),
+            format!("SG.{}.{}", rng.b64url(22), rng.b64url(43)),
+            format!("PMAK-{}-{}", rng.hex(24), rng.hex(34)),
+            format!("pul-{}", rng.hex(40)),
+            format!("glsa_{}_{}", rng.alnum(32), rng.hex(8)),
+            format!("{}.atlasv1.{}", rng.alnum(14), rng.b64url(67)),
+        ];
+        for key in &others {
+            cases.extend(in_contexts("api-key", key, rng));
+        }
+        let slack_prefix = rng.pick(&["xoxc-", "xoxd-", "xapp-1-"]).to_string();
+        let slack2 = format!("{slack_prefix}{}-{}", rng.digits(12), rng.alnum(32));
+        cases.extend(in_contexts("slack", &slack2, rng));
+        let a3t = format!("A3T{}{}", rng.upper_digits(1), rng.upper_digits(16));
+        cases.extend(in_contexts("aws-key-id", &a3t, rng));
 
         // Context-dependent kinds.
         let aws_secret = rng.b64std(40);
@@ -208,6 +254,8 @@ fn secrets(rng: &mut Rng) -> Vec<Case> {
 fn expected_kind(label: &str) -> &'static str {
     match label {
         "openai" | "openai-proj" => "openai_key",
+        "deepseek" => "deepseek_key",
+        "sk-lower" | "api-key" => "api_key",
         "anthropic" => "anthropic_key",
         "google" => "google_api_key",
         "github" | "github-pat" => "github_token",
@@ -227,6 +275,67 @@ fn expected_kind(label: &str) -> &'static str {
         "pem" | "pem-truncated" => "private_key",
         other => panic!("no expected kind for {other}"),
     }
+}
+
+/// The identifier keys of scry's JSON answers (`ID_KEYS` in `crates/scry/src/http/mod.rs`):
+/// the keys whose values keep identifier-shaped random-looking parts.
+const ID_KEYS: &[&str] = &[
+    "uri",
+    "id",
+    "ref",
+    "locator",
+    "call_id",
+    "next_cursor",
+    "cursor",
+    "fingerprint",
+    "sources",
+    "source",
+    "path",
+    "file",
+    "cwd",
+    "parent",
+    "candidates",
+    "provider",
+    "kind",
+    "subtype",
+    "field",
+    "created",
+    "updated",
+    "time",
+    "end_time",
+    "model",
+    "models",
+    "root",
+    "ancestors",
+    "descendants",
+    "unresolved_parent",
+    "to",
+    "from",
+    "code",
+    "index",
+    "git_commit",
+    "git_branch",
+    "artifacts",
+    "agent_version",
+    "handle",
+];
+
+/// Whether a planted secret is recognizable on its own, without the words around it.
+fn self_identifying(label: &str) -> bool {
+    !matches!(
+        label,
+        "aws-secret"
+            | "bearer"
+            | "basic"
+            | "url-password"
+            | "env"
+            | "yaml"
+            | "yaml-word"
+            | "json"
+            | "high-entropy"
+            | "pem"
+            | "pem-truncated"
+    )
 }
 
 /// Checks one redacted output against the pieces that must be gone.
@@ -269,6 +378,25 @@ fn recall_is_total() {
             .to_string();
         if leaks(&args_out, &c.pieces) || leaks(&decoded, &c.pieces) {
             missed.push(format!("[args/{}] {}", c.label, args_out));
+        }
+        // 2b. Tool arguments under identifier keys (issue 15: `code`, `to`, `path`, `id`,
+        // … were exempt at every depth): scanned like any other string. A secret that names
+        // itself (a provider key, a JWT) goes even bare or inside a path.
+        total += 1;
+        let mut call = json!({
+            "uri": "claude:4f1c2a9e-7b3d-4c8e-9a21-5d6e7f809a1b",
+            "args": {"code": c.text, "to": c.text, "id": c.text, "cwd": c.text,
+                     "model": c.text, "index": [c.text], "file": {"path": c.text}},
+        });
+        if self_identifying(c.label) {
+            let piece = &c.pieces[0];
+            call["args"]["path"] = json!(format!("/tmp/{piece}/settings.json"));
+            call["args"]["ref"] = json!(piece);
+        }
+        redact_json_with_ids(&mut call, ID_KEYS);
+        let call_out = call.to_string();
+        if leaks(&call_out, &c.pieces) {
+            missed.push(format!("[id-args/{}] {}", c.label, call_out));
         }
         // 3. A raw JSON line (what `--raw` shows): escapes `\n`, `\"` surround the secret.
         total += 1;
@@ -380,4 +508,42 @@ fn clean_text_untouched() {
         lines.len()
     );
     assert!(fps.is_empty(), "false positives:\n{}", fps.join("\n"));
+}
+
+#[test]
+fn identifiers_untouched_under_id_keys() {
+    let mut rng = Rng::new(0x1d5_c0de);
+    let mut total = 0;
+    let mut changed = Vec::new();
+    for _ in 0..40 {
+        // A scry cursor (`c1` + 54 URL-safe base64), as the CLI and MCP give it.
+        let cursor = format!("c1{}", rng.b64url(54));
+        let random_dir = rng.alnum(32);
+        let u = rng.uuid();
+        let doc = json!({
+            "uri": format!("claude:{u}"),
+            "id": u,
+            "next_cursor": cursor,
+            "page": {"next_cursor": format!("n.{cursor}")},
+            "cursor": format!("g.{}.{}", rng.below(500), rng.hex(16)),
+            "sources": [format!("/tmp/{random_dir}/{u}.jsonl"), format!("/home/demo/.claude/projects/-home-demo/{u}.jsonl")],
+            "cwd": format!("/work/{random_dir}"),
+            "created": "2026-11-30T16:08:20.948Z",
+            "fingerprint": rng.hex(16),
+            "git_commit": rng.hex(40),
+            "session": {"uri": "opencode:ses_dd2c91f2cffe1k0KCFlrrjigz1", "locator": "id:prt_22d36e8d2001y6D1Cm2w6cY3dT#0"},
+        });
+        let mut v = doc.clone();
+        let f = redact_json_with_ids(&mut v, ID_KEYS);
+        total += 1;
+        if v != doc {
+            changed.push(format!("{doc}  →  {f:?}"));
+        }
+    }
+    println!("identifier documents changed: {}/{total}", changed.len());
+    assert!(
+        changed.is_empty(),
+        "identifiers redacted:\n{}",
+        changed.join("\n")
+    );
 }

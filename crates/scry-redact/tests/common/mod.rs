@@ -62,6 +62,11 @@ impl Rng {
         self.from(&a, n)
     }
 
+    pub fn lower_digits(&mut self, n: usize) -> String {
+        let a: Vec<u8> = [LOWER, DIGITS].concat();
+        self.from(&a, n)
+    }
+
     pub fn hex(&mut self, n: usize) -> String {
         self.from(b"0123456789abcdef", n)
     }

@@ -289,9 +289,12 @@ pub fn error_response(e: &QueryError) -> Response {
     json_response(status, &e.to_json())
 }
 
-/// Keys whose string values are identifiers, paths, times or cursors — never session text — and
-/// are left as they are by redaction (a uuid must not turn into `[redacted:high_entropy]`).
-const NOT_TEXT: &[&str] = &[
+/// Keys whose string values are identifiers, paths, times or cursors in scry's answers. They
+/// are scanned like every other string (a tool argument named `code`, `to` or `id` is session
+/// text); only a value of identifier shape under one of them keeps the parts that merely look
+/// random (a cursor or a path must not turn into `[redacted:high_entropy]`). See
+/// [`scry_redact::redact_json_with_ids`].
+const ID_KEYS: &[&str] = &[
     "uri",
     "id",
     "ref",
@@ -332,11 +335,13 @@ const NOT_TEXT: &[&str] = &[
     "handle",
 ];
 
-/// Redacts session text in `v` in place (S-R3): every string except those under [`NOT_TEXT`]
-/// keys goes through `scry_redact`, and the whole value of a secret-named field
-/// (`"api_key": "…"` in tool arguments) is replaced. Returns how many spans were redacted.
+/// Redacts session text in `v` in place (S-R3): every string at every depth goes through
+/// `scry_redact`, identifier-shaped values under [`ID_KEYS`] keep their random-looking parts,
+/// and the whole value of a secret-named field (`"api_key": "…"` in tool arguments) is
+/// replaced. Returns how many spans were redacted. `serve`, `web --redact`, MCP and
+/// `export --redact` all redact with this one rule.
 pub fn redact(v: &mut Value) -> usize {
-    scry_redact::redact_json_except(v, NOT_TEXT).len()
+    scry_redact::redact_json_with_ids(v, ID_KEYS).len()
 }
 
 #[cfg(test)]
@@ -393,5 +398,22 @@ mod tests {
         assert_eq!(v["args"]["api_key"], "[redacted:secret_assignment]");
         assert_eq!(v["args"]["command"], "curl example.com");
         assert_eq!(v["call_id"], "toolu_01ABCdefGHIjklMNOpqrSTUvwx");
+    }
+
+    #[test]
+    fn redaction_scans_identifier_keys_inside_tool_arguments() {
+        // Issue 15: `code`, `to`, `path`, `id` were exempt at every depth.
+        let mut v = serde_json::json!({
+            "call_id": "toolu_01ABCdefGHIjklMNOpqrSTUvwx",
+            "args": {
+                "code": "openai.api_key='sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z'",
+                "to": "sk-0123456789abcdef0123456789abcdef",
+                "path": "/home/dev/project/src/main.rs",
+            },
+        });
+        assert_eq!(redact(&mut v), 2);
+        assert_eq!(v["args"]["code"], "openai.api_key='[redacted:openai_key]'");
+        assert_eq!(v["args"]["to"], "[redacted:deepseek_key]");
+        assert_eq!(v["args"]["path"], "/home/dev/project/src/main.rs");
     }
 }

@@ -147,11 +147,12 @@ impl Redactor {
         out.into_owned()
     }
 
-    /// `v`, redacted when on (every string, and secret-named fields whole).
+    /// `v`, redacted when on: every string at every depth, secret-named fields whole, by the
+    /// same rule as `scry serve` (identifier-shaped uris, ids and paths stay usable).
     pub fn json(&self, v: &Value) -> Value {
         let mut v = v.clone();
         if self.on {
-            let n = scry_redact::redact_json(&mut v).len();
+            let n = crate::http::redact(&mut v);
             self.count.set(self.count.get() + n);
         }
         v

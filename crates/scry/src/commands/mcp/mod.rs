@@ -221,7 +221,8 @@ impl Scry {
         } else {
             None
         };
-        // The same redaction as `scry serve`: session text, not identifiers (uri, locator, cursor).
+        // The same redaction as `scry serve`: every string at every depth; identifier-shaped
+        // uris, locators, cursors and paths keep what only looks random.
         let findings = crate::http::redact(&mut full);
         let session = cited_session(&full);
         let overhead = 160 + session.as_ref().map_or(0, |s| s.len());
