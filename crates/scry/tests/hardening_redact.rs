@@ -1,12 +1,16 @@
 //! Issue 15, defect 1: secrets must not leave through `scry serve`, `scry mcp` or
-//! `export --redact`, whatever the name of the field that holds them. A real-format Claude Code
+//! `scry web --redact` or `export --redact`, whatever the name of the field that holds them. A real-format Claude Code
 //! session (the shape of the corpus' `real/home/.claude/projects` files) makes a tool call whose
 //! arguments are named like identifier fields of scry's answers (`code`, `to`, `path`, `id`,
 //! `cwd`, `model`, `index`) and hold provider keys; the prompt holds all-lower-case keys
 //! (`sk-live-…`, DeepSeek's `sk-` + 32 hex). Every front end must drop every one of them,
 //! mark them `[redacted:`, and keep the identifiers (uri, call id, plain paths, model) intact.
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -254,4 +258,52 @@ fn export_redact_drops_lower_case_and_argument_keys() {
     // Without --redact the document is the session as written (the test plants real text).
     let out = scry(h, &["export", SESSION, "--format", "json"]);
     assert!(out.stdout.contains(DEEPSEEK) && out.stdout.contains(OPENAI));
+}
+
+#[test]
+fn web_redact_redacts_every_string_of_a_tool_call() {
+    let home = tempfile::tempdir().unwrap();
+    let db = tempfile::tempdir().unwrap();
+    write_session(home.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_scry"))
+        .env_clear()
+        .env("HOME", home.path())
+        .env("TZ", "UTC")
+        .env("SCRY_DB", db.path().join("index.db"))
+        .current_dir(home.path())
+        .args(["web", "--port", "0", "--redact"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start scry web");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("address line");
+    let addr = first
+        .trim()
+        .trim_end_matches('/')
+        .rsplit("http://")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let body = (|| {
+        let mut s = TcpStream::connect(&addr).ok()?;
+        s.set_read_timeout(Some(Duration::from_secs(120))).ok();
+        let path = format!("/v1/sessions/{SESSION}/content?call={}", enc(CALL));
+        let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        s.write_all(req.as_bytes()).ok()?;
+        let mut raw = String::new();
+        s.read_to_string(&mut raw).ok()?;
+        Some(raw)
+    })();
+    let _ = child.kill();
+    let _ = child.wait();
+    let raw = body.unwrap_or_else(|| panic!("no answer from scry web at {first:?}"));
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    assert!(head.starts_with("HTTP/1.1 200"), "{raw}");
+    assert_redacted("web --redact content?call", body);
+    let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    assert_args("web --redact content?call", &v);
 }
