@@ -189,12 +189,9 @@ fn walk(
             }
         }
         Value::Array(items) => {
-            // The elements of an identifier list (`sources`, `models`) are identifiers.
-            let inner = if field == Field::Id {
-                Field::Id
-            } else {
-                Field::Text
-            };
+            // The elements of an identifier list (`sources`, `models`) are identifiers; those
+            // of a secret-named list (`"api_key": [...]`) are secrets.
+            let inner = field;
             for (i, item) in items.iter_mut().enumerate() {
                 let len = pointer.len();
                 pointer.push('/');
@@ -321,6 +318,16 @@ mod tests {
         assert_eq!(v["args"]["to"], "[redacted:github_token]");
         assert_eq!(v["args"]["path"], "/tmp/[redacted:aws_access_key_id]/creds");
         assert_eq!(v["args"]["id"], "[redacted:high_entropy]");
+    }
+
+    #[test]
+    fn secret_named_lists() {
+        let mut v =
+            serde_json::json!({"api_key": ["abc123def456", "ghi789jkl012"], "n": ["abc123def456"]});
+        let f = redact_json(&mut v);
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert_eq!(v["api_key"][1], "[redacted:secret_assignment]");
+        assert_eq!(v["n"][0], "abc123def456");
     }
 
     #[test]

@@ -125,11 +125,13 @@ fn rule_table() -> Vec<Rule> {
         prefixed(Kind::AnthropicKey, r"sk-ant-[A-Za-z0-9_-]{20,}", whole),
         // OpenAI: legacy `sk-` + 48 alphanumerics; project / service-account / admin keys
         // `sk-proj-…`, `sk-svcacct-…`, `sk-admin-…` with `-`/`_` in the body
-        // (platform.openai.com API-keys page). The body must look random (digit, upper, lower).
+        // (platform.openai.com API-keys page). The body must look random (digit, upper, lower)
+        // and hold a run of 8+ between `-`/`_` with a digit and a letter, so a name made of
+        // words (`sk-learn-experiments-2024-Final`) is not a key.
         prefixed(
             Kind::OpenAiKey,
             r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}",
-            random_body,
+            openai_body,
         ),
         // DeepSeek: `sk-` + 32 lower-case hex (platform.deepseek.com API keys) — no upper-case
         // letter, so the OpenAI rule's "looks random" test never takes it.
@@ -308,6 +310,15 @@ fn random_body(caps: &Captures<'_>, _: &str) -> Option<Range<usize>> {
     let m = caps.name("s")?;
     let s = m.as_str();
     (has_digit(s) && has_upper(s) && has_lower(s)).then(|| m.range())
+}
+
+/// [`random_body`], plus one run of 8+ characters between `-`/`_` holding a digit and a letter.
+fn openai_body(caps: &Captures<'_>, text: &str) -> Option<Range<usize>> {
+    let range = random_body(caps, text)?;
+    let s = text.get(range.clone())?;
+    s.split(['-', '_'])
+        .any(|run| run.len() >= 8 && has_digit(run) && run.bytes().any(|b| b.is_ascii_alphabetic()))
+        .then_some(range)
 }
 
 /// The `s` group of an `sk-`/`sk_` key (prefix included) when its body is machine-made even
