@@ -92,6 +92,17 @@ impl Catalog {
         self.admit(reference, resolve_id(reference, &self.files)?)
     }
 
+    /// Resolves a reference found in session text (a reader call's target): an id as
+    /// [`Catalog::resolve`] does, or the exact path of a discovered source. Compares strings
+    /// only: nothing named by `reference` is looked at or opened.
+    pub fn resolve_recorded(&self, reference: &str) -> QueryResult<SourceFile> {
+        let wanted = std::path::Path::new(reference.trim());
+        match self.files.iter().find(|f| f.path == wanted) {
+            Some(f) => self.admit(reference, f.clone()),
+            None => self.resolve(reference),
+        }
+    }
+
     /// Resolves a reference the user gave, in the forms `ctx`'s front end allows: a path to a
     /// session file only when [`Context::path_refs`] (the command line; a FIFO, device or
     /// directory is refused before anything opens it), ids otherwise. Exclusions hold either

@@ -464,8 +464,9 @@ fn cli_show_still_reads_a_session_file_by_path() {
     }
 }
 
-/// A session whose text records an MCP `show_session` of a FIFO path: `graph` resolves such
-/// references from discovery only, so it neither opens the FIFO nor hangs.
+/// A session whose text records MCP `show_session` calls naming a FIFO path and a discovered
+/// session's path: `graph` matches such references against discovery only, so it neither
+/// opens the FIFO nor hangs, and still links the discovered session.
 #[test]
 fn graph_does_not_open_paths_found_in_session_text() {
     let home = tempfile::tempdir().unwrap();
@@ -473,30 +474,38 @@ fn graph_does_not_open_paths_found_in_session_text() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("pipe.jsonl");
     mkfifo(&fifo);
+    let other = claude_session(h, KEPT, "/work/kept", 1);
     let id = "9a9b0000-3333-4333-8333-333333333333";
     let proj = h.join(".claude/projects/-test-proj");
-    std::fs::create_dir_all(&proj).unwrap();
-    let call = json!({
-        "type": "assistant", "uuid": "a-call", "sessionId": id, "cwd": "/work/g",
-        "timestamp": "2026-11-20T10:01:00.000Z", "version": "2.1.0",
-        "message": {"id": "msg-call", "role": "assistant", "model": "claude-test",
-            "content": [{"type": "tool_use", "id": "toolu_1", "name": "mcp__scry__show_session",
-                "input": {"id": fifo.display().to_string()}}]}
-    });
-    let result = json!({
-        "type": "user", "uuid": "u-result", "sessionId": id, "cwd": "/work/g",
-        "timestamp": "2026-11-20T10:02:00.000Z", "version": "2.1.0",
-        "message": {"role": "user", "content": [{"type": "tool_result",
-            "tool_use_id": "toolu_1", "content": "ok"}]}
-    });
-    let body = [
-        claude_line("user", id, 0, "/work/g", "look at the other session"),
-        call.to_string(),
-        result.to_string(),
-    ]
-    .join("\n")
-        + "\n";
-    std::fs::write(proj.join(format!("{id}.jsonl")), body).unwrap();
+    let mut lines = vec![claude_line(
+        "user",
+        id,
+        0,
+        "/work/g",
+        "look at the sessions",
+    )];
+    for (n, target) in [fifo.display().to_string(), other.display().to_string()]
+        .iter()
+        .enumerate()
+    {
+        let call = json!({
+            "type": "assistant", "uuid": format!("a-call-{n}"), "sessionId": id,
+            "cwd": "/work/g", "timestamp": "2026-11-20T10:01:00.000Z", "version": "2.1.0",
+            "message": {"id": format!("msg-call-{n}"), "role": "assistant",
+                "model": "claude-test", "content": [{"type": "tool_use",
+                "id": format!("toolu_{n}"), "name": "mcp__scry__show_session",
+                "input": {"id": target}}]}
+        });
+        let result = json!({
+            "type": "user", "uuid": format!("u-result-{n}"), "sessionId": id, "cwd": "/work/g",
+            "timestamp": "2026-11-20T10:02:00.000Z", "version": "2.1.0",
+            "message": {"role": "user", "content": [{"type": "tool_result",
+                "tool_use_id": format!("toolu_{n}"), "content": "ok"}]}
+        });
+        lines.push(call.to_string());
+        lines.push(result.to_string());
+    }
+    std::fs::write(proj.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
     for no_index in [false, true] {
         let mut args = vec!["graph", "--json", id];
         if no_index {
@@ -505,7 +514,8 @@ fn graph_does_not_open_paths_found_in_session_text() {
         let out = scry_bounded(h, &args);
         assert_eq!(out.code, 0, "{}", out.render());
         let v = out.json();
-        assert_eq!(v["candidates"]["total"], 1, "{v}");
-        assert_eq!(v["candidates"]["made_edges"], 0, "{v}");
+        assert_eq!(v["candidates"]["total"], 2, "{v}");
+        assert_eq!(v["candidates"]["made_edges"], 1, "{v}");
+        assert!(v.to_string().contains(&format!("claude:{KEPT}")), "{v}");
     }
 }
