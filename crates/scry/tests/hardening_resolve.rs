@@ -49,7 +49,7 @@ fn mkfifo(path: &Path) {
     assert!(st.success(), "mkfifo {}", path.display());
 }
 
-/// A running `scry serve` with its index at `db`; killed when dropped.
+/// A running `scry serve` (or `scry web`) with its index at `db`; killed when dropped.
 struct Serve {
     child: Child,
     addr: String,
@@ -57,19 +57,24 @@ struct Serve {
 
 impl Serve {
     fn start(home: &Path, db: &Path, args: &[&str]) -> Serve {
+        Serve::start_as("serve", home, db, args)
+    }
+
+    /// `scry <command> --port 0 <args>` (`serve` or `web`).
+    fn start_as(command: &str, home: &Path, db: &Path, args: &[&str]) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_scry"))
             .env_clear()
             .env("HOME", home)
             .env("TZ", "UTC")
             .env("SCRY_DB", db)
             .current_dir(home)
-            .args(["serve", "--port", "0"])
+            .args([command, "--port", "0"])
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .expect("start scry serve");
+            .expect("start scry serve / web");
         let mut out = child.stdout.take().expect("stdout");
         let mut line = Vec::new();
         let mut b = [0u8; 1];
@@ -82,6 +87,7 @@ impl Serve {
             .next()
             .unwrap_or("")
             .trim()
+            .trim_end_matches('/')
             .to_string();
         assert!(addr.starts_with("127.0.0.1:"), "no address: {line:?}");
         Serve { child, addr }
@@ -166,16 +172,18 @@ fn http_never_opens_a_path() {
     let outside = tempfile::tempdir().unwrap();
     let copy = outside.path().join(format!("{KEPT}.jsonl"));
     std::fs::copy(session_file(h, "-test-proj", KEPT), &copy).unwrap();
-    let srv = Serve::start(h, &db.path().join("index.db"), &[]);
-    // The id reads.
-    let (status, body) = srv.get(&format!("/v1/sessions/{KEPT}"));
-    assert_eq!(status, 200, "{body}");
-    for path in [copy.clone(), session_file(h, "-test-proj", KEPT)] {
-        let r = enc(&path.display().to_string());
-        for route in session_routes(&r) {
-            srv.assert_not_found(&route);
+    for command in ["serve", "web"] {
+        let srv = Serve::start_as(command, h, &db.path().join("index.db"), &[]);
+        // The id reads.
+        let (status, body) = srv.get(&format!("/v1/sessions/{KEPT}"));
+        assert_eq!(status, 200, "{command}: {body}");
+        for path in [copy.clone(), session_file(h, "-test-proj", KEPT)] {
+            let r = enc(&path.display().to_string());
+            for route in session_routes(&r) {
+                srv.assert_not_found(&route);
+            }
+            assert_header_not_found(&srv, &r);
         }
-        assert_header_not_found(&srv, &r);
     }
 }
 
