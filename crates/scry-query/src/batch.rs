@@ -44,14 +44,14 @@ pub fn headers(ctx: &Context, references: &[String]) -> QueryResult<Batch> {
         .iter()
         .map(|r| BatchEntry {
             reference: r.clone(),
-            result: one(&catalog, r),
+            result: one(ctx, &catalog, r),
         })
         .collect();
     Ok(Batch { entries })
 }
 
-fn one(catalog: &Catalog, reference: &str) -> QueryResult<(Header, String)> {
-    let file = catalog.resolve(reference)?;
+fn one(ctx: &Context, catalog: &Catalog, reference: &str) -> QueryResult<(Header, String)> {
+    let file = catalog.resolve_ref(ctx, reference)?;
     let (entries, warnings) = catalog.scan(&[&file]);
     match entries.into_iter().next() {
         Some(e) => Ok((e.header, crate::fingerprint_text(&file.path))),

@@ -10,11 +10,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use scry_model::{Header, ProviderId, Warning, WarningKind};
+use scry_model::{ErrorCode, Header, ProviderId, Warning, WarningKind};
 use scry_source::{Env, Source, SourceError, SourceFile};
-use scry_sources::{discover_excluding, registry, resolve, source_for, Exclusions};
+use scry_sources::{discover_excluding, registry, resolve, resolve_id, source_for, Exclusions};
 
 use crate::error::{QueryError, QueryResult};
+use crate::Context;
 
 /// The exclusions of this invocation (config file + `--exclude-*` flags), set once by the app
 /// before any command runs; every discovery applies them before a file is opened.
@@ -83,9 +84,62 @@ impl Catalog {
         })
     }
 
-    /// Resolves a session reference (S-E3).
+    /// Resolves a session id (S-E3 without the path form) against discovery only: a full id,
+    /// `provider:id` or a unique prefix of a discovered, not excluded session. Opens no file
+    /// named by `reference`; a path is not found. For ids found in session text (the graph's
+    /// references) and for every front end but the command line.
     pub fn resolve(&self, reference: &str) -> QueryResult<SourceFile> {
-        Ok(resolve(reference, &self.files, &self.sources)?)
+        self.admit(reference, resolve_id(reference, &self.files)?)
+    }
+
+    /// Resolves a reference found in session text (a reader call's target): an id as
+    /// [`Catalog::resolve`] does, or the exact path of a discovered source. Compares strings
+    /// only: nothing named by `reference` is looked at or opened.
+    pub fn resolve_recorded(&self, reference: &str) -> QueryResult<SourceFile> {
+        let wanted = std::path::Path::new(reference.trim());
+        match self.files.iter().find(|f| f.path == wanted) {
+            Some(f) => self.admit(reference, f.clone()),
+            None => self.resolve(reference),
+        }
+    }
+
+    /// Resolves a reference the user gave, in the forms `ctx`'s front end allows: a path to a
+    /// session file only when [`Context::path_refs`] (the command line; a FIFO, device or
+    /// directory is refused before anything opens it), ids otherwise. Exclusions hold either
+    /// way: a file recognized by path is refused when it would have been excluded from
+    /// discovery.
+    pub fn resolve_ref(&self, ctx: &Context, reference: &str) -> QueryResult<SourceFile> {
+        if !ctx.path_refs {
+            return self.resolve(reference);
+        }
+        self.admit(reference, resolve(reference, &self.files, &self.sources)?)
+    }
+
+    /// `file` when the exclusions in force keep it, else not found (as if never discovered):
+    /// provider and path globs from discovery data, an excluded project from the `cwd_hint`
+    /// or, without one, from a bounded header scan.
+    fn admit(&self, reference: &str, file: SourceFile) -> QueryResult<SourceFile> {
+        let ex = exclusions();
+        if ex.is_empty() {
+            return Ok(file);
+        }
+        let excluded = || {
+            QueryError::new(
+                ErrorCode::SessionNotFound,
+                format!("no session matches '{}' (it is excluded)", reference.trim()),
+            )
+        };
+        if ex.check(&file).is_some() {
+            return Err(excluded());
+        }
+        if ex.has_projects() && file.cwd_hint.is_none() {
+            // Unreadable: let the read report it; read and dropped by `keep`: excluded.
+            let (kept, warnings) = self.scan(&[&file]);
+            if kept.is_empty() && warnings.is_empty() {
+                return Err(excluded());
+            }
+        }
+        Ok(file)
     }
 
     /// Scans the headers of `files` in parallel; failures become warnings.

@@ -107,7 +107,9 @@ impl std::error::Error for QueryError {}
 impl From<ResolveError> for QueryError {
     fn from(e: ResolveError) -> Self {
         match &e {
-            ResolveError::NotFound(_) => QueryError::new(ErrorCode::SessionNotFound, e.to_string()),
+            ResolveError::NotFound(_) | ResolveError::NotAFile { .. } => {
+                QueryError::new(ErrorCode::SessionNotFound, e.to_string())
+            }
             ResolveError::TooShort(_) => QueryError::usage(ErrorCode::InvalidQuery, e.to_string()),
             ResolveError::UnknownProvider(..) => {
                 QueryError::usage(ErrorCode::InvalidFilter, e.to_string())

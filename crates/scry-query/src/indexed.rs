@@ -111,6 +111,49 @@ pub fn uri_of(store: &Store, file: &SourceFile) -> Option<String> {
         .flatten()
 }
 
+/// The uris of the sessions the index holds for `files` (live, parsed), leaving out those
+/// whose stored cwd lies in an excluded project: what a search over the index may answer from
+/// when exclusions are in force (the index may hold sessions another run indexed without them).
+pub fn kept_uris(store: &Store, files: &[SourceFile]) -> Vec<String> {
+    let wanted: HashSet<(String, String)> = files
+        .iter()
+        .map(|f| {
+            (
+                f.path.to_string_lossy().into_owned(),
+                f.key.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let ex = crate::catalog::exclusions();
+    let Ok(mut st) = store.connection().prepare(
+        "SELECT f.path, f.key, s.uri, s.cwd FROM files f JOIN sessions s ON s.sid = f.fid
+         WHERE f.error IS NULL AND f.live = 1",
+    ) else {
+        return Vec::new();
+    };
+    let Ok(rows) = st.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, Option<String>>(3)?,
+        ))
+    }) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = rows
+        .flatten()
+        .filter(|(path, key, _, cwd)| {
+            wanted.contains(&(path.clone(), key.clone()))
+                && cwd.as_deref().is_none_or(|c| ex.project_of(c).is_none())
+        })
+        .map(|(_, _, uri, _)| uri)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The header as a direct parse of a present source gives it.
 pub fn normalize(mut h: Header) -> Header {
     h.persisted = false;

@@ -72,6 +72,11 @@ pub struct Context {
     pub demo: bool,
     /// Read the sources directly: never open the index.
     pub no_index: bool,
+    /// A session reference may be a path to a session file (S-E3's last form), opened only
+    /// when it is a regular file. Only the command line sets it: the HTTP API, the web page and
+    /// MCP resolve ids from discovery alone, so a request can never name a file to open
+    /// (see [`catalog::Catalog::resolve_ref`]).
+    pub path_refs: bool,
 }
 
 /// Whether a session's source is present now and whether the index holds it (S-Q1).

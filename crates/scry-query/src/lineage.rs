@@ -28,7 +28,7 @@ pub struct Lineage {
 /// The lineage of session `reference`.
 pub fn lineage(ctx: &Context, reference: &str) -> QueryResult<Lineage> {
     let catalog = Catalog::discover(&ctx.env, &[]);
-    let file = catalog.resolve(reference)?;
+    let file = catalog.resolve_ref(ctx, reference)?;
     let all: Vec<_> = catalog.files.iter().collect();
     let (entries, warnings) = catalog.scan(&all);
     let mut headers: Vec<Header> = entries.into_iter().map(|e| e.header).collect();

@@ -303,6 +303,14 @@ fn artifact(opened: &Opened, wanted: &str) -> QueryResult<(Header, Unit, (&'stat
         }
     };
     let full = resolve(&path);
+    // The path comes from the session's records: a FIFO or device there must not block the
+    // read, so only a regular file (after symlinks) is opened.
+    if std::fs::metadata(&full).is_ok_and(|m| !m.is_file()) {
+        return Err(QueryError::new(
+            ErrorCode::EventNotFound,
+            format!("artifact {} is not a regular file", full.display()),
+        ));
+    }
     let bytes = std::fs::read(&full).map_err(|e| {
         QueryError::new(
             ErrorCode::CorruptSession,

@@ -136,6 +136,9 @@ impl Serialize for SearchResult {
     }
 }
 
+/// The most session uris a search hands the index as its filter (one SQL parameter each).
+const MAX_URIS: usize = 20_000;
+
 /// Runs a search.
 pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let providers = filter::providers(q.provider.as_deref())?;
@@ -143,7 +146,7 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let mut req = request(ctx, q, &providers)?;
     let scope = Scope::parse(q.scope.as_deref(), q.global, &ctx.cwd, true, !ctx.demo)?;
     let files: Vec<SourceFile> = match &q.session {
-        Some(id) => vec![catalog.resolve(id)?],
+        Some(id) => vec![catalog.resolve_ref(ctx, id)?],
         None => catalog
             .files
             .iter()
@@ -164,9 +167,20 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     if let Some(mut store) = indexed::open(ctx) {
         if indexed::refresh(&mut store, catalog.sources(), &files) {
             req.filter.live = Some(true);
-            match store.search(&req) {
-                Ok(r) => resp = Some(r),
-                Err(e) => return Err(with_query(store_error(&e), &req)),
+            // With exclusions, only the kept sessions' uris (the index may hold excluded ones
+            // that another run indexed); too many for one SQL list: search directly.
+            let narrowed = !crate::catalog::exclusions().is_empty() && req.filter.uris.is_empty();
+            if narrowed {
+                req.filter.uris = indexed::kept_uris(&store, &files);
+            }
+            if !narrowed || (!req.filter.uris.is_empty() && req.filter.uris.len() <= MAX_URIS) {
+                match store.search(&req) {
+                    Ok(r) => resp = Some(r),
+                    Err(e) => return Err(with_query(store_error(&e), &req)),
+                }
+            }
+            if narrowed {
+                req.filter.uris.clear();
             }
         }
     }
@@ -303,6 +317,15 @@ fn parse_all(catalog: &Catalog, files: &[SourceFile]) -> Vec<Session> {
         };
         let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| source.parse(file)));
         if let Ok(Ok(mut s)) = parsed {
+            let ex = crate::catalog::exclusions();
+            if ex.has_projects()
+                && s.header
+                    .cwd
+                    .as_deref()
+                    .is_some_and(|c| ex.project_of(c).is_some())
+            {
+                continue;
+            }
             if s.header.sources.is_empty() {
                 s.header.sources.push(file.path.clone());
             }

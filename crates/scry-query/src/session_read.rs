@@ -23,7 +23,7 @@ pub struct Opened {
 /// Discovers every provider and resolves `reference` (S-E3).
 pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
     let catalog = Catalog::discover(&ctx.env, &[]);
-    let file = catalog.resolve(reference)?;
+    let file = catalog.resolve_ref(ctx, reference)?;
     let mut index = crate::indexed::open(ctx);
     if let Some(store) = index.as_mut() {
         if !crate::indexed::refresh(store, catalog.sources(), std::slice::from_ref(&file)) {

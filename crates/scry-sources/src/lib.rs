@@ -18,7 +18,7 @@ use scry_source::{Discovery, Env, Source};
 pub use config::ConfigError;
 pub use doctor::{doctor, render_text, DoctorReport};
 pub use exclude::{discover_excluding, ExcludeFlags, Excluded, Exclusions};
-pub use resolve::{resolve, Candidate, ResolveError};
+pub use resolve::{resolve, resolve_id, Candidate, ResolveError};
 
 /// Every provider scry supports, in display order.
 pub fn registry() -> Vec<Box<dyn Source>> {

@@ -1,5 +1,12 @@
 //! Session id resolution (SPEC S-E3): a full native id, `provider:id`, a unique prefix of at
-//! least six characters (ambiguity lists every candidate), or a path to a session file.
+//! least six characters (ambiguity lists every candidate), or — on the command line only — a
+//! path to a session file.
+//!
+//! Two entry points, so a front end cannot open a file by accident: [`resolve_id`] matches
+//! references against discovered sources only (what the HTTP API, the web page and MCP use:
+//! a path is just an id that matches nothing), and [`resolve`] also accepts a path, which is
+//! opened only when `stat` says it is a regular file (a FIFO, device, socket or directory is
+//! refused before anything opens it, so `scry show /dev/stdin` cannot block).
 
 use std::path::Path;
 
@@ -38,10 +45,22 @@ pub enum ResolveError {
     /// `provider:` named no known provider.
     #[error("unknown provider '{0}' in '{1}'")]
     UnknownProvider(String, String),
+    /// A path that exists but is not a regular file (FIFO, device, socket, directory): no
+    /// session lives there, and it is never opened.
+    #[error("'{path}' is a {what}, not a session file")]
+    NotAFile {
+        /// The path as given.
+        path: String,
+        /// What it is instead (`directory`, `FIFO`, `character device`, …).
+        what: &'static str,
+    },
 }
 
-/// Resolves `reference` against the discovered `files`. A path that exists is recognized by
-/// the first provider whose [`Source::detect`] accepts it, or matched against discovered paths.
+/// Resolves `reference` against the discovered `files`, or as a path to a session file (the
+/// command line's form). A path is looked at with `stat` first (following symlinks): only a
+/// regular file goes on to be matched against discovered paths or recognized by the first
+/// provider whose [`Source::detect`] accepts it; anything else is [`ResolveError::NotAFile`]
+/// without being opened.
 pub fn resolve(
     reference: &str,
     files: &[SourceFile],
@@ -49,26 +68,67 @@ pub fn resolve(
 ) -> Result<SourceFile, ResolveError> {
     let reference = reference.trim();
     let path = Path::new(reference);
-    if (reference.contains('/') || reference.ends_with(".jsonl") || reference.ends_with(".json"))
-        && path.exists()
-    {
-        let canon = path.canonicalize().ok();
-        if let Some(f) = files.iter().find(|f| {
-            f.path == path
-                || canon
-                    .as_ref()
-                    .is_some_and(|c| f.path.canonicalize().ok().as_ref() == Some(c))
-        }) {
-            return Ok(f.clone());
-        }
-        for s in sources {
-            if let Some(f) = s.detect(path) {
-                return Ok(f);
+    if looks_like_path(reference) {
+        // `metadata` follows symlinks and opens nothing; a missing path falls through to ids.
+        if let Ok(meta) = std::fs::metadata(path) {
+            if !meta.is_file() {
+                return Err(ResolveError::NotAFile {
+                    path: reference.to_string(),
+                    what: file_kind(&meta.file_type()),
+                });
             }
+            let canon = path.canonicalize().ok();
+            if let Some(f) = files.iter().find(|f| {
+                f.path == path
+                    || canon
+                        .as_ref()
+                        .is_some_and(|c| f.path.canonicalize().ok().as_ref() == Some(c))
+            }) {
+                return Ok(f.clone());
+            }
+            for s in sources {
+                if let Some(f) = s.detect(path) {
+                    return Ok(f);
+                }
+            }
+            return Err(ResolveError::NotFound(reference.to_string()));
         }
-        return Err(ResolveError::NotFound(reference.to_string()));
     }
+    resolve_id(reference, files)
+}
 
+/// Whether the command line's [`resolve`] treats `reference` as a path (when it exists).
+pub fn looks_like_path(reference: &str) -> bool {
+    reference.contains('/') || reference.ends_with(".jsonl") || reference.ends_with(".json")
+}
+
+/// What a non-regular file is, for the error.
+fn file_kind(t: &std::fs::FileType) -> &'static str {
+    if t.is_dir() {
+        return "directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "FIFO";
+        } else if t.is_char_device() {
+            return "character device";
+        } else if t.is_block_device() {
+            return "block device";
+        } else if t.is_socket() {
+            return "socket";
+        }
+    }
+    "special file"
+}
+
+/// Resolves `reference` against the discovered `files` only: a full id, `provider:id` or a
+/// unique prefix. Never looks at the file system, so a path (or anything else) that is no
+/// discovered session's id is [`ResolveError::NotFound`]. What every front end but the
+/// command line uses.
+pub fn resolve_id(reference: &str, files: &[SourceFile]) -> Result<SourceFile, ResolveError> {
+    let reference = reference.trim();
     let (provider, id) = match reference.split_once(':') {
         Some((p, rest)) if !p.is_empty() && !p.contains('/') => match p.parse::<ProviderId>() {
             Ok(pid) => (Some(pid), rest),
@@ -173,6 +233,37 @@ mod tests {
         assert!(matches!(
             resolve("nope:abcdef", &files, &none),
             Err(ResolveError::UnknownProvider(..))
+        ));
+    }
+
+    /// The id-only form never touches the file system: an existing session file's path (or a
+    /// FIFO's) is not found unless it is a discovered id. The command line's form refuses what
+    /// is not a regular file before opening it, and still recognizes a session file by path.
+    #[test]
+    fn paths_only_on_the_command_line_and_only_regular_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = dir.path().join("abcdef12-1.jsonl");
+        std::fs::write(&session, "{}\n").unwrap();
+        let files = vec![SourceFile::new(ProviderId::Claude, "abcdef12-1", &session)];
+        let none: Vec<Box<dyn Source>> = vec![];
+        let as_text = session.display().to_string();
+        assert!(matches!(
+            resolve_id(&as_text, &files),
+            Err(ResolveError::NotFound(_))
+        ));
+        assert_eq!(resolve(&as_text, &files, &none).unwrap().id, "abcdef12-1");
+        let d = dir.path().display().to_string();
+        match resolve(&d, &files, &none) {
+            Err(ResolveError::NotAFile { what, .. }) => assert_eq!(what, "directory"),
+            other => panic!("{other:?}"),
+        }
+        match resolve("/dev/null", &files, &none) {
+            Err(ResolveError::NotAFile { what, .. }) => assert_eq!(what, "character device"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            resolve_id("/dev/null", &files),
+            Err(ResolveError::NotFound(_))
         ));
     }
 }

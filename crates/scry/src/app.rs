@@ -10,6 +10,7 @@ use scry_model::ErrorCode;
 use scry_source::Env;
 
 use crate::cli::Cli;
+use crate::commands::Command;
 use crate::error::{CliError, CliResult};
 
 /// What every command may consult: output mode, and (through `Deref`) the query context —
@@ -100,8 +101,19 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
             cwd,
             demo: cli.global.demo,
             no_index: cli.global.no_index,
+            path_refs: opens_paths(&cli.command),
         },
     })
+}
+
+/// Whether the command's session references may be file paths: every command run from the
+/// command line, but not the servers (`serve`, `web`, `mcp`). Their requests resolve ids from
+/// discovery alone, including the CLI commands they run in-process with this context.
+fn opens_paths(command: &Command) -> bool {
+    !matches!(
+        command,
+        Command::Serve(_) | Command::Web(_) | Command::Mcp(_)
+    )
 }
 
 /// `--exclude-project` relative to the current directory becomes absolute; `~/…` and absolute

@@ -11,6 +11,7 @@ mod export;
 mod facts;
 mod facts_index;
 mod hardening_redact;
+mod hardening_resolve;
 mod http;
 mod index_cli;
 mod inspect;

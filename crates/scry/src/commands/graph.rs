@@ -23,9 +23,10 @@ pub struct GraphArgs {
     pub id: String,
 }
 
-/// The uri a reference resolves to in `catalog`, if exactly one session matches.
+/// The uri a reference resolves to in `catalog`, if exactly one session matches. References
+/// come from session text: an id, or the path of a discovered source (no path is opened).
 pub fn resolve_uri(catalog: &Catalog, reference: &str) -> Option<String> {
-    let f = catalog.resolve(reference).ok()?;
+    let f = catalog.resolve_recorded(reference).ok()?;
     Some(Header::new(f.provider, f.id).uri)
 }
 

@@ -58,7 +58,7 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
     };
     let whole = args.id.is_none() && args.scope.is_none() && since.is_none();
     let files: Vec<SourceFile> = if let Some(id) = &args.id {
-        vec![catalog.resolve(id)?]
+        vec![catalog.resolve_ref(ctx, id)?]
     } else {
         let scope = Scope::parse(args.scope.as_deref(), args.global, &ctx.cwd, true, true)?;
         catalog

@@ -24,7 +24,7 @@ pub struct TraceArgs {
 /// Runs `scry trace`.
 pub fn run(ctx: &Ctx, args: &TraceArgs) -> CliResult<Output> {
     let catalog = Catalog::discover(&ctx.env, &[]);
-    let file = catalog.resolve(&args.id)?;
+    let file = catalog.resolve_ref(ctx, &args.id)?;
     let all: Vec<_> = catalog.files.iter().collect();
     let (entries, scan_warnings) = catalog.scan(&all);
     let mut headers: Vec<Header> = entries.into_iter().map(|e| e.header).collect();

@@ -4,6 +4,7 @@
 //! CLI command itself with `--json` (parsed by the CLI's own grammar), so they cannot drift.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -93,35 +94,89 @@ impl Params {
 type Raw = Result<Query<Vec<(String, String)>>, QueryRejection>;
 type Id = Result<Path<String>, PathRejection>;
 
-/// Runs `f` on the blocking pool and turns its outcome into a response.
+/// How long the blocking work of one request may run before its client is answered 504
+/// (`ABORTED`). Generous — a cold index refresh of a large archive can take a while — but
+/// finite: a read that never ends (a source that blocks) cannot hold a client forever.
+pub const REQUEST_TIME: Duration = Duration::from_secs(60);
+
+/// Runs `f` on the blocking pool (bounded by [`REQUEST_TIME`]) and turns its outcome into a
+/// response.
 async fn answer<F>(api: Arc<Api>, path: &'static str, raw: Raw, f: F) -> Response
 where
     F: FnOnce(&Api, &Params) -> QueryResult<Value> + Send + 'static,
 {
-    let Some(route) = openapi::route(path) else {
-        return error_response(&QueryError::new(
-            ErrorCode::Aborted,
-            "route not in the table",
-        ));
-    };
-    let params = match Params::checked(route, raw) {
+    let params = match checked(path, raw) {
         Ok(p) => p,
         Err(e) => return error_response(&e),
     };
     let reveal = api.opts.reveal;
-    let joined = tokio::task::spawn_blocking(move || f(&api, &params)).await;
-    match joined {
-        Ok(Ok(mut v)) => {
-            if !reveal {
-                super::redact(&mut v);
-            }
-            json_response(StatusCode::OK, &v)
-        }
-        Ok(Err(e)) => error_response(&e),
-        Err(_) => error_response(&QueryError::new(
+    match bounded(REQUEST_TIME, move || f(&api, &params)).await {
+        Ok(v) => ok_response(v, reveal),
+        Err(Late(e)) => json_response(StatusCode::GATEWAY_TIMEOUT, &e.to_json()),
+        Err(Failed(e)) => error_response(&e),
+    }
+}
+
+/// Like [`answer`] for the routes that read no session (`/health`, `/manifest`, the OpenAPI
+/// document): computed on the request's own task, so they answer even when every thread of
+/// the blocking pool is busy.
+fn answer_now<F>(api: &Api, path: &'static str, raw: Raw, f: F) -> Response
+where
+    F: FnOnce(&Api, &Params) -> QueryResult<Value>,
+{
+    match checked(path, raw).and_then(|p| f(api, &p)) {
+        Ok(v) => ok_response(v, api.opts.reveal),
+        Err(e) => error_response(&e),
+    }
+}
+
+/// The parameters of a request to `path`, checked against its route.
+fn checked(path: &'static str, raw: Raw) -> QueryResult<Params> {
+    let route = openapi::route(path)
+        .ok_or_else(|| QueryError::new(ErrorCode::Aborted, "route not in the table"))?;
+    Params::checked(route, raw)
+}
+
+/// 200 with `v`, redacted unless the server reveals session text.
+fn ok_response(mut v: Value, reveal: bool) -> Response {
+    if !reveal {
+        super::redact(&mut v);
+    }
+    json_response(StatusCode::OK, &v)
+}
+
+/// Why [`bounded`] work gave no value.
+#[derive(Debug)]
+enum Unanswered {
+    /// The work returned an error (or panicked).
+    Failed(QueryError),
+    /// The time bound passed first (answered 504).
+    Late(QueryError),
+}
+use Unanswered::{Failed, Late};
+
+/// Runs `work` on the blocking pool and waits at most `limit` for it. Past the limit the
+/// caller gets [`Unanswered::Late`] at once; the work cannot be interrupted and finishes (or
+/// not) on its own thread, its result dropped.
+async fn bounded<T, W>(limit: Duration, work: W) -> Result<T, Unanswered>
+where
+    T: Send + 'static,
+    W: FnOnce() -> QueryResult<T> + Send + 'static,
+{
+    match tokio::time::timeout(limit, tokio::task::spawn_blocking(work)).await {
+        Ok(Ok(Ok(v))) => Ok(v),
+        Ok(Ok(Err(e))) => Err(Failed(e)),
+        Ok(Err(_)) => Err(Failed(QueryError::new(
             ErrorCode::Aborted,
             "the request failed inside scry",
-        )),
+        ))),
+        Err(_) => Err(Late(QueryError::new(
+            ErrorCode::Aborted,
+            format!(
+                "the request took longer than {} s and was abandoned",
+                limit.as_secs_f64()
+            ),
+        ))),
     }
 }
 
@@ -163,14 +218,13 @@ pub fn routes(api: Arc<Api>) -> Router {
 }
 
 async fn health(State(api): State<Arc<Api>>, raw: Raw) -> Response {
-    answer(api, "/health", raw, |_, _| {
+    answer_now(&api, "/health", raw, |_, _| {
         Ok(json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}))
     })
-    .await
 }
 
 async fn manifest(State(api): State<Arc<Api>>, raw: Raw) -> Response {
-    answer(api, "/manifest", raw, |api, _| {
+    answer_now(&api, "/manifest", raw, |api, _| {
         let providers: Vec<&str> = scry_sources::registry()
             .iter()
             .map(|s| s.id().as_str())
@@ -187,22 +241,14 @@ async fn manifest(State(api): State<Arc<Api>>, raw: Raw) -> Response {
             "auth": if api.opts.token.is_some() { "bearer" } else { "none" },
         }))
     })
-    .await
 }
 
-async fn openapi_doc(State(api): State<Arc<Api>>, raw: Raw) -> Response {
+async fn openapi_doc(State(_): State<Arc<Api>>, raw: Raw) -> Response {
     // The document holds no session text: served as it is.
-    let reveal_doc = Arc::new(Api {
-        ctx: api.ctx.clone(),
-        opts: super::ApiOptions {
-            reveal: true,
-            ..api.opts.clone()
-        },
-    });
-    answer(reveal_doc, "/openapi.json", raw, |_, _| {
-        Ok(openapi::document())
-    })
-    .await
+    match checked("/openapi.json", raw) {
+        Ok(_) => json_response(StatusCode::OK, &openapi::document()),
+        Err(e) => error_response(&e),
+    }
 }
 
 async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
@@ -427,7 +473,11 @@ fn via_cli(api: &Api, p: &Params, name: &str, id: &str, bools: &[&str]) -> Query
     let ctx = crate::app::Ctx {
         json: true,
         color: false,
-        query: api.ctx.clone(),
+        // A request names sessions by id only, whatever context the server was given.
+        query: scry_query::Context {
+            path_refs: false,
+            ..api.ctx.clone()
+        },
     };
     match crate::commands::run(&ctx, &cli.command) {
         Ok(out) => serde_json::from_str(&out.stdout).map_err(|e| {
@@ -484,6 +534,44 @@ async fn graph(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Work that outlives its bound is answered `Late` (504) at the bound, while it still runs;
+    /// work within it gives its value or its error.
+    #[test]
+    fn blocking_work_is_bounded_in_time() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            let (release, stuck) = std::sync::mpsc::channel::<()>();
+            let late = bounded(Duration::from_millis(100), move || {
+                // Blocks until `release` is dropped: a read that does not end by itself.
+                let _ = stuck.recv();
+                Ok(1)
+            })
+            .await;
+            match late {
+                Err(Late(e)) => {
+                    assert_eq!(e.code, ErrorCode::Aborted);
+                    assert!(e.message.contains("longer than 0.1 s"), "{}", e.message);
+                }
+                other => panic!("{other:?}"),
+            }
+            drop(release);
+            let done = bounded(Duration::from_secs(20), || Ok(2)).await;
+            assert!(matches!(done, Ok(2)), "{done:?}");
+            let failed = bounded(Duration::from_secs(20), || {
+                Err::<u8, _>(QueryError::new(ErrorCode::SessionNotFound, "no session"))
+            })
+            .await;
+            assert!(
+                matches!(&failed, Err(Failed(e)) if e.code == ErrorCode::SessionNotFound),
+                "{failed:?}"
+            );
+        });
+    }
 
     /// The router's routes are exactly the documented ones, and each is in the document.
     #[test]

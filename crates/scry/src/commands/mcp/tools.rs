@@ -21,7 +21,8 @@ pub struct ToolSpec {
 }
 
 fn id_prop() -> Value {
-    json!({"type": "string", "description": "Session reference: full id, provider:id (as in a session uri), a unique prefix of at least 6 characters, or a file path"})
+    // Ids only: the server resolves sessions from discovery and never opens a path it is given.
+    json!({"type": "string", "description": "Session reference: full id, provider:id (as in a session uri), or a unique prefix of at least 6 characters (not a file path)"})
 }
 
 fn scope_prop() -> Value {
