@@ -273,3 +273,98 @@ fn inspect_not_found_and_ambiguous_exit_3() {
     assert_eq!(out.code, 3, "{}", out.render());
     assert!(out.stderr.contains("nope.db"), "{}", out.render());
 }
+
+/// Runs scry with `HOME` given as raw bytes (it may not be UTF-8).
+fn scry_home_os(home: &Path, args: &[&str]) -> crate::util::Out {
+    let db = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_scry"))
+        .env_clear()
+        .env("HOME", home.as_os_str())
+        .env("TZ", "UTC")
+        .env("SCRY_DB", db.path().join("index.db"))
+        .current_dir(db.path())
+        .args(args)
+        .output()
+        .expect("run scry");
+    crate::util::Out {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// A Claude session in a project folder whose name is not UTF-8; returns its id.
+fn claude_in_non_utf8_dir(home: &Path) -> &'static str {
+    use std::os::unix::ffi::OsStrExt;
+    let id = "0dd0dd00-0000-4000-8000-0000000000ff";
+    let slug = std::ffi::OsStr::from_bytes(b"-home-caf\xe9-\xff\xfe");
+    let dir = home.join(".claude/projects").join(slug);
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = format!(
+        "{}\n{}\n",
+        claude_line("user", id, 0, "/home/x", "a prompt under a latin-1 folder"),
+        claude_line("assistant", id, 1, "/home/x", "an answer")
+    );
+    std::fs::write(dir.join(format!("{id}.jsonl")), body).unwrap();
+    id
+}
+
+#[test]
+fn sessions_under_a_non_utf8_directory_are_listed_read_and_counted() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let id = claude_in_non_utf8_dir(h);
+    let uri = format!("claude:{id}");
+    for index in [&["--no-index"][..], &[][..]] {
+        let mut args = index.to_vec();
+        args.extend(["list", "--global", "--json"]);
+        let out = scry(h, &args);
+        assert_eq!(out.code, 0, "{}", out.render());
+        let v = out.json();
+        let s = &v["sessions"][0];
+        assert_eq!(s["uri"], uri.as_str(), "{args:?}: {}", out.render());
+        // Shown lossily; the exact bytes stay with discovery for opening.
+        let src = s["sources"][0].as_str().unwrap();
+        assert!(src.contains("caf\u{fffd}-\u{fffd}\u{fffd}"), "{src}");
+        let mut args = index.to_vec();
+        args.extend(["turn", &uri, "1"]);
+        let out = scry(h, &args);
+        assert_eq!(out.code, 0, "{}", out.render());
+        assert!(out.stdout.contains("a prompt under a latin-1 folder"));
+    }
+    let out = scry(h, &["doctor"]);
+    assert_eq!(out.code, 0, "{}", out.render());
+    assert!(
+        out.stdout.starts_with("1 sources found"),
+        "{}",
+        out.render()
+    );
+    assert!(out.stdout.contains("not valid UTF-8"), "{}", out.render());
+    let out = scry(h, &["--json", "doctor"]);
+    assert_eq!(out.code, 0, "{}", out.render());
+    let v = out.json();
+    let claude = &v["providers"][0];
+    assert_eq!(claude["provider"], "claude");
+    assert_eq!(claude["parsed"], 1);
+    assert_eq!(claude["non_utf8_paths_total"], 1);
+}
+
+#[test]
+fn a_home_that_is_not_utf8_is_read_without_a_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let base = tempfile::tempdir().unwrap();
+    let home = base.path().join(std::ffi::OsStr::from_bytes(b"h\xffome"));
+    std::fs::create_dir_all(&home).unwrap();
+    let id = claude_in_non_utf8_dir(&home);
+    let out = scry_home_os(&home, &["list", "--global", "--json"]);
+    out.assert_no_panic();
+    assert_eq!(out.code, 0, "{}", out.render());
+    assert_eq!(out.json()["sessions"][0]["id"], id);
+    let out = scry_home_os(&home, &["doctor"]);
+    out.assert_no_panic();
+    assert!(
+        out.stdout.starts_with("1 sources found"),
+        "{}",
+        out.render()
+    );
+}
