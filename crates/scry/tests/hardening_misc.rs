@@ -368,3 +368,57 @@ fn a_home_that_is_not_utf8_is_read_without_a_panic() {
         out.render()
     );
 }
+
+/// A Claude session whose line 2 is `middle`, between a prompt and an answer.
+fn claude_with_middle_line(home: &Path, id: &str, middle: &[u8]) {
+    let dir = home.join(".claude/projects/-big");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut body = claude_line("user", id, 0, "/home/x", "before").into_bytes();
+    body.push(b'\n');
+    body.extend_from_slice(middle);
+    body.push(b'\n');
+    body.extend_from_slice(claude_line("assistant", id, 1, "/home/x", "after").as_bytes());
+    body.push(b'\n');
+    std::fs::write(dir.join(format!("{id}.jsonl")), body).unwrap();
+}
+
+#[test]
+fn a_64_mb_line_of_nul_bytes_is_one_skipped_record() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let id = "00000000-0000-4000-8000-0000000000a0";
+    claude_with_middle_line(h, id, &vec![0u8; 64 << 20]);
+    for index in [&["--no-index"][..], &[][..]] {
+        let mut args = index.to_vec();
+        args.extend(["--json", "show", id]);
+        let out = scry(h, &args);
+        out.assert_no_panic();
+        assert_eq!(out.code, 0, "{args:?}\n{}", out.render());
+        let v = out.json();
+        assert_eq!(v["stats"]["events"]["total"], 2, "{args:?}");
+        let w = &v["warnings"].as_array().expect("warnings")[..];
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0]["kind"], "corrupt_record");
+        assert_eq!(w[0]["line"], 2);
+    }
+}
+
+#[test]
+fn a_long_nul_run_inside_a_string_is_kept() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let id = "00000000-0000-4000-8000-0000000000b0";
+    let record = claude_line("assistant", id, 5, "/home/x", "MARK");
+    let mut middle = Vec::new();
+    let (head, tail) = record.split_once("MARK").unwrap();
+    middle.extend_from_slice(head.as_bytes());
+    middle.extend(std::iter::repeat_n(0u8, 4 << 20));
+    middle.extend_from_slice(tail.as_bytes());
+    claude_with_middle_line(h, id, &middle);
+    let out = scry(h, &["--no-index", "--json", "show", id]);
+    out.assert_no_panic();
+    assert_eq!(out.code, 0, "{}", out.render());
+    let v = out.json();
+    assert_eq!(v["stats"]["events"]["total"], 3, "{}", out.render());
+    assert_eq!(v["warnings"].as_array().map(Vec::len), Some(0));
+}
