@@ -16,6 +16,7 @@
 mod error;
 mod event;
 mod locator;
+pub mod lossy;
 mod provider;
 mod session;
 mod turns;

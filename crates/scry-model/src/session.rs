@@ -83,8 +83,9 @@ pub struct Header {
     pub id: String,
     /// `provider:id`.
     pub uri: String,
-    /// The file(s) the session was read from; the first is the primary one.
-    #[serde(default)]
+    /// The file(s) the session was read from; the first is the primary one. Serialized as
+    /// text, lossily where a path is not UTF-8.
+    #[serde(default, serialize_with = "crate::lossy::paths")]
     pub sources: Vec<PathBuf>,
     /// Working directory (workspace).
     #[serde(default, skip_serializing_if = "Option::is_none")]

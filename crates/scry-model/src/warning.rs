@@ -55,8 +55,12 @@ pub struct Warning {
     pub kind: WarningKind,
     /// A one-line human explanation naming the offending value.
     pub message: String,
-    /// The file it happened in, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The file it happened in, when known (serialized lossily where it is not UTF-8).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::lossy::opt_path"
+    )]
     pub file: Option<PathBuf>,
     /// The 1-based line (or record number) in that file, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -99,8 +99,10 @@ const URI_ESCAPES: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
 /// Reads the workspace from a conversations database; `None` when unreadable or absent.
 pub fn from_db(db: &Path) -> Option<Workspace> {
     use rusqlite::{Connection, OpenFlags};
+    // Byte-wise, so a path that is not UTF-8 is opened exactly (SQLite decodes %XX to bytes).
     let escaped: String =
-        percent_encoding::utf8_percent_encode(&db.to_string_lossy(), URI_ESCAPES).to_string();
+        percent_encoding::percent_encode(db.as_os_str().as_encoded_bytes(), URI_ESCAPES)
+            .to_string();
     let uri = format!("file:{escaped}?mode=ro&immutable=1");
     let conn = Connection::open_with_flags(
         uri,

@@ -102,7 +102,8 @@ pub fn classify(path: &Path) -> Option<SourceFile> {
         return None;
     }
     let dir = path.parent()?;
-    let dir_name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    // The project folder's name is not needed as text (it may not be UTF-8): only its place.
+    let has_dir_name = dir.file_name().is_some_and(|n| !n.is_empty());
     let grand = dir
         .parent()
         .and_then(Path::file_name)
@@ -123,7 +124,7 @@ pub fn classify(path: &Path) -> Option<SourceFile> {
         return Some(f);
     }
     // A main session sits directly in projects/<slug>/.
-    if grand != Some("projects") || dir_name.is_empty() {
+    if grand != Some("projects") || !has_dir_name {
         return None;
     }
     Some(SourceFile::new(ProviderId::Claude, stem, path))

@@ -34,14 +34,14 @@ pub struct StoreMeta {
 
 /// Opens `path` read-only without touching it.
 pub fn open(path: &Path) -> Result<Connection, SourceError> {
+    // Byte-wise, so a path that is not UTF-8 is opened exactly (SQLite decodes %XX to bytes).
     let mut uri = String::from("file:");
-    for c in path.to_string_lossy().chars() {
-        match c {
-            '%' => uri.push_str("%25"),
-            '?' => uri.push_str("%3f"),
-            '#' => uri.push_str("%23"),
-            ' ' => uri.push_str("%20"),
-            c => uri.push(c),
+    for &b in path.as_os_str().as_encoded_bytes() {
+        match b {
+            b'%' | b'?' | b'#' | b' ' | 0..=0x1f | 0x7f.. => {
+                uri.push_str(&format!("%{b:02x}"));
+            }
+            b => uri.push(char::from(b)),
         }
     }
     uri.push_str("?mode=ro&immutable=1");

@@ -13,7 +13,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
+use percent_encoding::{percent_encode, AsciiSet, CONTROLS};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use scry_model::{
@@ -31,12 +31,10 @@ const URI_PATH: &AsciiSet = &CONTROLS.add(b' ').add(b'%').add(b'?').add(b'#');
 
 /// Opens `path` read-only and immutable (no journal files are created or read).
 pub(crate) fn open(path: &Path) -> Result<Connection, SourceError> {
-    let text = path
-        .to_str()
-        .ok_or_else(|| SourceError::format(path, "database path is not valid UTF-8"))?;
+    // Byte-wise: a path that is not UTF-8 is opened exactly (SQLite decodes %XX to bytes).
     let uri = format!(
         "file:{}?mode=ro&immutable=1",
-        utf8_percent_encode(text, URI_PATH)
+        percent_encode(path.as_os_str().as_encoded_bytes(), URI_PATH)
     );
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_URI

@@ -22,13 +22,21 @@ impl Env {
         }
     }
 
-    /// The current process's environment (`HOME` and every variable).
+    /// The current process's environment (`HOME` and every variable). `HOME` is kept byte for
+    /// byte even when it is not UTF-8; other variables whose name or value is not UTF-8 are
+    /// left out (`std::env::vars` would panic on them).
     pub fn from_process() -> Self {
-        let vars: BTreeMap<String, String> = std::env::vars().collect();
-        let home = vars
-            .get("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("/"));
+        let mut home = None;
+        let mut vars = BTreeMap::new();
+        for (k, v) in std::env::vars_os() {
+            if k == "HOME" {
+                home = Some(PathBuf::from(&v));
+            }
+            if let (Ok(k), Ok(v)) = (k.into_string(), v.into_string()) {
+                vars.insert(k, v);
+            }
+        }
+        let home = home.unwrap_or_else(|| PathBuf::from("/"));
         Env { home, vars }
     }
 

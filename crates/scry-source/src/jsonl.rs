@@ -3,7 +3,10 @@
 //! - blank lines are skipped;
 //! - invalid UTF-8 is decoded lossily and reported ([`WarningKind::InvalidUtf8`]);
 //! - raw control bytes (NUL included) inside strings are kept: the line is re-read with those
-//!   bytes escaped, so the text survives byte for byte;
+//!   bytes escaped, so the text survives byte for byte. The escaped copy is streamed to the
+//!   parser, never built (a NUL becomes six bytes), and the re-read happens only when the
+//!   parser stopped at a control byte inside a string: a line that is a run of NULs or other
+//!   junk costs one failed parse of the line as it is;
 //! - a line that still does not parse is skipped with a [`WarningKind::CorruptRecord`] warning
 //!   naming file and line — unless it is the unterminated last line, which is
 //!   [`WarningKind::IncompleteTail`] (a writer is mid-append, or crashed);
@@ -181,22 +184,41 @@ pub fn parse_line(
                 path,
                 Some(number),
             ));
-            String::from_utf8_lossy(bytes)
+            // Decoding lossily (up to three bytes for each bad one) only helps when the bad
+            // bytes sit inside a string: anywhere else the line is not JSON either way.
+            match serde_json::from_slice::<Value>(bytes) {
+                Ok(v) => return Some(v),
+                Err(e) if repairable_in_strings(&e) => String::from_utf8_lossy(bytes),
+                Err(e) => {
+                    skipped(bytes, path, number, complete, &e, warnings);
+                    return None;
+                }
+            }
         }
     };
     let first = match serde_json::from_str::<Value>(&text) {
         Ok(v) => return Some(v),
         Err(e) => e,
     };
-    if text
-        .bytes()
-        .any(|b| b < 0x20 && b != b'\t' && b != b'\n' && b != b'\r')
-        || text.contains('\t')
-    {
-        if let Ok(v) = serde_json::from_str::<Value>(&escape_controls(&text)) {
+    if stopped_at_control_in_string(&first) {
+        let escaped = BufReader::with_capacity(64 * 1024, EscapeControls::new(text.as_bytes()));
+        if let Ok(v) = serde_json::from_reader::<_, Value>(escaped) {
             return Some(v);
         }
     }
+    skipped(bytes, path, number, complete, &first, warnings);
+    None
+}
+
+/// The warning for a line that could not be parsed (`first`: the parser's first complaint).
+fn skipped(
+    bytes: &[u8],
+    path: &Path,
+    number: u64,
+    complete: bool,
+    first: &serde_json::Error,
+    warnings: &mut Vec<Warning>,
+) {
     if complete {
         warnings.push(Warning::at(
             WarningKind::CorruptRecord,
@@ -215,21 +237,82 @@ pub fn parse_line(
             Some(number),
         ));
     }
-    None
 }
 
-/// Replaces raw control characters with `\u00XX` escapes so that JSON strings holding them
-/// parse and keep them.
-fn escape_controls(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if (c as u32) < 0x20 {
-            out.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            out.push(c);
+/// Whether the parser stopped inside a string, at a byte that lossy decoding or escaping
+/// repairs (invalid UTF-8, a raw control character).
+fn repairable_in_strings(e: &serde_json::Error) -> bool {
+    stopped_at_control_in_string(e)
+        || (e.classify() == serde_json::error::Category::Syntax
+            && e.to_string().starts_with("invalid unicode code point"))
+}
+
+/// Whether serde_json gave up on a raw control character inside a string (the only failure
+/// that escaping control characters can repair: one anywhere else stays invalid escaped).
+fn stopped_at_control_in_string(e: &serde_json::Error) -> bool {
+    e.classify() == serde_json::error::Category::Syntax
+        && e.to_string().starts_with("control character")
+}
+
+/// `src` with every raw control byte (below 0x20) replaced by its `\u00XX` escape, as a
+/// stream: the escaped text (up to six times the input) is never held in memory.
+struct EscapeControls<'a> {
+    src: &'a [u8],
+    /// An escape being written out, and how much of it is already out.
+    pending: [u8; 6],
+    sent: usize,
+}
+
+impl<'a> EscapeControls<'a> {
+    fn new(src: &'a [u8]) -> Self {
+        EscapeControls {
+            src,
+            pending: [0; 6],
+            sent: 6,
         }
     }
-    out
+}
+
+impl Read for EscapeControls<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut n = 0;
+        while n < buf.len() {
+            if self.sent < 6 {
+                let k = (6 - self.sent).min(buf.len() - n);
+                buf[n..n + k].copy_from_slice(&self.pending[self.sent..self.sent + k]);
+                self.sent += k;
+                n += k;
+                continue;
+            }
+            let Some((&b, rest)) = self.src.split_first() else {
+                break;
+            };
+            if b < 0x20 {
+                self.pending = [
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(b >> 4)],
+                    HEX[usize::from(b & 15)],
+                ];
+                self.sent = 0;
+                self.src = rest;
+                continue;
+            }
+            let run = self
+                .src
+                .iter()
+                .position(|&c| c < 0x20)
+                .unwrap_or(self.src.len())
+                .min(buf.len() - n);
+            buf[n..n + run].copy_from_slice(&self.src[..run]);
+            self.src = &self.src[run..];
+            n += run;
+        }
+        Ok(n)
+    }
 }
 
 /// Reads at most `limit` bytes from the start of `path` (decompressing if needed), for sniffing.
@@ -285,10 +368,68 @@ mod tests {
     }
 
     #[test]
+    fn control_bytes_in_strings_survive_even_in_a_long_run() {
+        let mut line = b"{\"t\":\"a".to_vec();
+        line.extend(std::iter::repeat_n(0u8, 100_000));
+        line.extend_from_slice(b"\x01\x1f\tb\"}\n");
+        let (values, warnings) = run(&line);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let t = values[0]["t"].as_str().unwrap();
+        assert_eq!(t.len(), 100_000 + 5);
+        assert!(t.starts_with("a\u{0}") && t.ends_with("\u{0}\u{1}\u{1f}\tb"));
+    }
+
+    #[test]
+    fn a_line_of_nuls_is_one_corrupt_record() {
+        let mut data = b"{\"a\":1}\n".to_vec();
+        data.extend(std::iter::repeat_n(0u8, 1 << 20));
+        data.extend_from_slice(b"\n{\"a\":2}\n");
+        let (values, warnings) = run(&data);
+        assert_eq!(values.len(), 2);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].kind, WarningKind::CorruptRecord);
+        assert_eq!(warnings[0].line, Some(2));
+    }
+
+    #[test]
+    fn the_escaping_reader_matches_a_built_copy() {
+        let src = b"{\"x\":\"\x00ab\x07\", \"y\": [1,\t2]}";
+        for size in [1, 2, 5, 7, 64] {
+            let mut r = EscapeControls::new(src);
+            let mut out = Vec::new();
+            let mut buf = vec![0u8; size];
+            loop {
+                let n = r.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&buf[..n]);
+            }
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                "{\"x\":\"\\u0000ab\\u0007\", \"y\": [1,\\u00092]}",
+                "buffer of {size}"
+            );
+        }
+    }
+
+    #[test]
     fn invalid_utf8_is_lossy_with_warning() {
         let (values, warnings) = run(b"{\"t\":\"a\xffb\"}\n");
         assert_eq!(values[0]["t"].as_str().unwrap(), "a\u{fffd}b");
         assert_eq!(warnings[0].kind, WarningKind::InvalidUtf8);
+        // Invalid UTF-8 and a raw control byte in the same string.
+        let (values, warnings) = run(b"{\"t\":\"a\xff\x00b\"}\n");
+        assert_eq!(values[0]["t"].as_str().unwrap(), "a\u{fffd}\u{0}b");
+        assert_eq!(warnings.len(), 1);
+        // Outside a string it is not JSON: one warning each, no lossy copy needed.
+        let (values, warnings) = run(b"\xff\xfe{}\n{\"a\":1}\n");
+        assert_eq!(values.len(), 1);
+        let kinds: Vec<_> = warnings.iter().map(|w| w.kind).collect();
+        assert_eq!(
+            kinds,
+            [WarningKind::InvalidUtf8, WarningKind::CorruptRecord]
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `scry inspect` against every output of the real `inspect_sessions.py` (deepagents-code
 //! 0.1.57) in `corpus/langgraph/inspector/<db>/`: the same call gives byte-identical stdout (the
-//! `database` path aside), and the error cases the same stderr and exit code. The six files where
+//! `database` path aside), and the error cases the same stderr and exit code (except that
+//! "not found" and "ambiguous" exit 3, SPEC §3). The six files where
 //! that script is wrong (LangGraph's own rebuild in `expected/` proves it) are skipped here and
 //! checked field by field in `crates/scry-langgraph/tests/inspector.rs`.
 
@@ -82,6 +83,15 @@ fn check_dir(name: &str, db: &Path) -> usize {
                     rc
                 }
                 _ => 1,
+            };
+            // The script exits 1 for everything; scry exits 3 for "not found" and
+            // "ambiguous" (SPEC §3), with the script's message unchanged.
+            let rc = if lines.first().is_some_and(|l| {
+                l.starts_with("Thread not found:") || l.starts_with("Thread prefix is ambiguous:")
+            }) {
+                3
+            } else {
+                rc
             };
             assert_eq!(out.code, rc, "{rel}\n{}", out.render());
             assert_eq!(out.stderr.trim_end(), lines.join("\n"), "{rel}");

@@ -12,6 +12,7 @@ mod facts;
 mod facts_index;
 mod hardening_redact;
 mod hardening_resolve;
+mod hardening_misc;
 mod http;
 mod index_cli;
 mod inspect;

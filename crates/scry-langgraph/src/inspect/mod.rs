@@ -87,6 +87,33 @@ pub struct InspectOutput {
     pub stderr: Vec<String>,
     /// 0 on success, 1 on every error the script reports with `SystemExit(message)`.
     pub exit_code: i32,
+    /// What kind of error it was (`None` on success), for callers whose exit codes distinguish
+    /// "not found" from other failures (the script's is always 1).
+    pub failure: Option<Failure>,
+}
+
+/// The kind of an inspector error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// Bad or conflicting arguments (`--list 0`, neither a thread id nor `--list`).
+    Usage,
+    /// No root thread has this id or prefix.
+    ThreadNotFound,
+    /// Several root threads start with the prefix (the candidates, sorted).
+    Ambiguous(Vec<String>),
+    /// The sessions database does not exist.
+    DatabaseNotFound,
+    /// Anything else (an unreadable database, a bad `DEEPAGENTS_HOME`).
+    Other,
+}
+
+/// An error message and its kind.
+struct Fail(Failure, String);
+
+impl From<String> for Fail {
+    fn from(message: String) -> Self {
+        Fail(Failure::Other, message)
+    }
 }
 
 impl InspectOutput {
@@ -103,15 +130,17 @@ impl InspectOutput {
             stdout,
             stderr: Vec::new(),
             exit_code: 0,
+            failure: None,
         }
     }
 
-    fn fail(message: impl Into<String>) -> Self {
+    fn fail(failure: Failure, message: impl Into<String>) -> Self {
         InspectOutput {
             result: None,
             stdout: String::new(),
             stderr: vec![message.into()],
             exit_code: 1,
+            failure: Some(failure),
         }
     }
 }
@@ -173,20 +202,25 @@ pub fn run(args: &InspectArgs, env: &Env) -> InspectOutput {
         Some(p) => p.clone(),
         None => match default_db_path(env) {
             Ok(p) => p,
-            Err(e) => return InspectOutput::fail(e),
+            Err(e) => return InspectOutput::fail(Failure::Other, e),
         },
     };
     if args.max_content < 1 {
-        return InspectOutput::fail("--max-content must be positive");
+        return InspectOutput::fail(Failure::Usage, "--max-content must be positive");
     }
     if args.list.is_some_and(|n| n < 1) {
-        return InspectOutput::fail("--list must be positive");
+        return InspectOutput::fail(Failure::Usage, "--list must be positive");
     }
     let thread = args.thread_id.as_deref().filter(|t| !t.is_empty());
     match (args.list, thread) {
-        (None, None) => return InspectOutput::fail("Provide a thread ID or use --list N"),
+        (None, None) => {
+            return InspectOutput::fail(Failure::Usage, "Provide a thread ID or use --list N")
+        }
         (Some(_), Some(_)) => {
-            return InspectOutput::fail("Use either a thread ID or --list N, not both")
+            return InspectOutput::fail(
+                Failure::Usage,
+                "Use either a thread ID or --list N, not both",
+            )
         }
         _ => {}
     }
@@ -194,22 +228,25 @@ pub fn run(args: &InspectArgs, env: &Env) -> InspectOutput {
     let db = match Db::open(&resolved) {
         Ok(db) => db,
         Err(OpenError::NotFound(_)) => {
-            return InspectOutput::fail(format!(
-                "Sessions database not found: {}",
-                resolved.display()
-            ))
+            return InspectOutput::fail(
+                Failure::DatabaseNotFound,
+                format!("Sessions database not found: {}", resolved.display()),
+            )
         }
-        Err(e) => return InspectOutput::fail(e.to_string()),
+        Err(e) => return InspectOutput::fail(Failure::Other, e.to_string()),
     };
     let database = Value::Str(resolved.display().to_string());
     let result = match (args.list, thread) {
-        (Some(n), _) => list(&db, database, n, args),
+        (Some(n), _) => list(&db, database, n, args).map_err(Fail::from),
         (None, Some(t)) => inspect_thread(&db, database, t, args),
-        (None, None) => Err("Provide a thread ID or use --list N".to_string()),
+        (None, None) => Err(Fail(
+            Failure::Usage,
+            "Provide a thread ID or use --list N".to_string(),
+        )),
     };
     match result {
         Ok(v) => InspectOutput::ok(v),
-        Err(e) => InspectOutput::fail(e),
+        Err(Fail(kind, message)) => InspectOutput::fail(kind, message),
     }
 }
 
@@ -264,10 +301,14 @@ fn inspect_thread(
     database: Value,
     value: &str,
     args: &InspectArgs,
-) -> Result<Value, String> {
+) -> Result<Value, Fail> {
     let thread_id = threads::resolve_thread_id(db, value).map_err(|e| match e {
-        ResolveError::Sqlite(s) => format!("Cannot read sessions database: {s}"),
-        other => other.to_string(),
+        ResolveError::Sqlite(s) => Fail(
+            Failure::Other,
+            format!("Cannot read sessions database: {s}"),
+        ),
+        ResolveError::NotFound(_) => Fail(Failure::ThreadNotFound, e.to_string()),
+        ResolveError::Ambiguous(ref c) => Fail(Failure::Ambiguous(c.clone()), e.to_string()),
     })?;
     let mut warnings: Vec<String> = db.open_notes().to_vec();
     let rebuilt = reconstruct::thread_messages(db, &thread_id, "").map_err(sql)?;

@@ -33,6 +33,9 @@ pub use unknown::parse_unknown_record;
 /// Most discovery warnings kept per provider (the total is always counted).
 const MAX_DISCOVERY_WARNINGS: usize = 50;
 
+/// Most non-UTF-8 source paths kept per provider (all are counted).
+const MAX_NON_UTF8: usize = 20;
+
 /// Most threads parsing one provider's sources at once.
 const MAX_WORKERS: usize = 4;
 
@@ -41,8 +44,10 @@ const MAX_WORKERS: usize = 4;
 #[derive(Debug, Clone, Serialize)]
 pub struct DoctorReport {
     /// The home directory checked (the text form writes paths under it as `~/…`).
+    #[serde(serialize_with = "scry_model::lossy::path")]
     pub home: PathBuf,
     /// Where the config file is looked for.
+    #[serde(serialize_with = "scry_model::lossy::path")]
     pub config_path: PathBuf,
     /// What was excluded (and the config file it came from, if one was read).
     pub exclusions: ExclusionsSummary,
@@ -95,6 +100,12 @@ pub struct ProviderHealth {
     pub discovery_warnings_total: usize,
     /// Session sources discovered.
     pub files_found: usize,
+    /// Discovered sources whose path is not valid UTF-8 (at most 20 kept, shown lossily):
+    /// read and indexed like the others, but displayed (and keyed in the index) with U+FFFD.
+    #[serde(serialize_with = "scry_model::lossy::paths")]
+    pub non_utf8_paths: Vec<PathBuf>,
+    /// How many discovered sources have a path that is not valid UTF-8.
+    pub non_utf8_paths_total: usize,
     /// Sources left out, by reason.
     pub excluded_files: Vec<ExcludedFiles>,
     /// Sources parsed without error.
@@ -121,6 +132,7 @@ pub struct ProviderHealth {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RootHealth {
     /// The path.
+    #[serde(serialize_with = "scry_model::lossy::path")]
     pub path: PathBuf,
     /// The environment variable that chose it (`CLAUDE_CONFIG_DIR`, …); `None` = the default.
     pub env_var: Option<String>,
@@ -141,6 +153,7 @@ pub struct ExcludedFiles {
 #[derive(Debug, Clone, Serialize)]
 pub struct FailedFile {
     /// The primary file (or database).
+    #[serde(serialize_with = "scry_model::lossy::path")]
     pub path: PathBuf,
     /// The session key inside a multi-session store.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -181,6 +194,7 @@ pub struct UnknownRecordCount {
 #[derive(Debug, Clone, Serialize)]
 pub struct FileTime {
     /// The primary file.
+    #[serde(serialize_with = "scry_model::lossy::path")]
     pub path: PathBuf,
     /// The session key inside a multi-session store.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -245,6 +259,8 @@ fn provider_health(env: &Env, source: &dyn Source, ex: &Exclusions) -> ProviderH
         discovery_warnings: Vec::new(),
         discovery_warnings_total: 0,
         files_found: 0,
+        non_utf8_paths: Vec::new(),
+        non_utf8_paths_total: 0,
         excluded_files: Vec::new(),
         parsed: 0,
         failed: Vec::new(),
@@ -283,6 +299,14 @@ fn provider_health(env: &Env, source: &dyn Source, ex: &Exclusions) -> ProviderH
         .take(MAX_DISCOVERY_WARNINGS)
         .collect();
     h.files_found = discovery.files.len();
+    let odd: Vec<&PathBuf> = discovery
+        .files
+        .iter()
+        .map(|f| &f.path)
+        .filter(|p| p.to_str().is_none())
+        .collect();
+    h.non_utf8_paths_total = odd.len();
+    h.non_utf8_paths = odd.into_iter().take(MAX_NON_UTF8).cloned().collect();
     let (kept, excluded) = ex.partition(discovery.files);
     for (_, why) in excluded {
         note_excluded(&mut h.excluded_files, why);

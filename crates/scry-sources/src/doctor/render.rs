@@ -121,6 +121,17 @@ fn provider(s: &mut String, p: &ProviderHealth, short: &dyn Fn(&Path) -> String)
     for e in &p.excluded_files {
         let _ = writeln!(s, "  excluded by {}: {}", e.reason, e.files);
     }
+    if p.non_utf8_paths_total > 0 {
+        let _ = writeln!(
+            s,
+            "  warning: {} source path(s) not valid UTF-8, read by their exact bytes, shown (and \
+             keyed in the index) with \u{fffd}:",
+            p.non_utf8_paths_total
+        );
+        for path in p.non_utf8_paths.iter().take(3) {
+            let _ = writeln!(s, "    {}", short(path));
+        }
+    }
     if p.discovery_warnings_total > 0 {
         let _ = writeln!(s, "  discovery warnings: {}", p.discovery_warnings_total);
         for w in p.discovery_warnings.iter().take(3) {

@@ -7,7 +7,8 @@ use scry_sources::{doctor, registry, render_text};
 
 use crate::app::Ctx;
 use crate::commands::{json_out, Output};
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
+use scry_model::ErrorCode;
 
 /// Arguments of `doctor` (exclusions come from the global `--exclude-*` flags and the config
 /// file).
@@ -18,7 +19,12 @@ pub struct DoctorArgs {}
 pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> CliResult<Output> {
     let report = doctor(&ctx.env, &registry(), crate::catalog::exclusions());
     if ctx.json {
-        let v = serde_json::to_value(&report).unwrap_or(serde_json::Value::Null);
+        let v = serde_json::to_value(&report).map_err(|e| {
+            CliError::new(
+                ErrorCode::Aborted,
+                format!("cannot encode the doctor report: {e}"),
+            )
+        })?;
         return Ok(json_out(&v).into());
     }
     Ok(render_text(&report).into())

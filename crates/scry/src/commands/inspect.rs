@@ -1,17 +1,20 @@
 //! `scry inspect`: the Deep Agents thread inspector (S-L5), argument for argument, field for
 //! field, message for message compatible with `inspect_sessions.py` of deepagents-code 0.1.57,
 //! except where LangGraph's own rebuild proves that script wrong (see `scry_langgraph::inspect`).
-//! Errors keep the script's own messages and exit codes, so scripts written against it keep
-//! working.
+//! Errors keep the script's own messages, so scripts written against it keep working; the exit
+//! code is the script's (1) except for "not found" and "ambiguous", which exit 3 as every scry
+//! command does (SPEC §3). With `--json` an error is also scry's JSON error object on stdout,
+//! with its S-Q7 code (`SESSION_NOT_FOUND`, `AMBIGUOUS_ID`).
 
 use std::path::PathBuf;
 
 use clap::Args;
-use scry_langgraph::inspect::{self, Mode};
+use scry_langgraph::inspect::{self, Failure, Mode};
+use scry_model::ErrorCode;
 
 use crate::app::Ctx;
 use crate::commands::Output;
-use crate::error::{CliError, CliResult};
+use crate::error::{self, CliError, CliResult};
 
 /// Arguments of `inspect` (the script's names and defaults).
 #[derive(Debug, Args)]
@@ -53,9 +56,36 @@ pub fn run(ctx: &Ctx, args: &InspectArgs) -> CliResult<Output> {
             stderr.push_str(line);
             stderr.push('\n');
         }
-        return Err(CliError::Verbatim {
-            stderr,
-            exit: out.exit_code,
+        let (code, candidates) = match &out.failure {
+            Some(Failure::ThreadNotFound | Failure::DatabaseNotFound) => {
+                (Some(ErrorCode::SessionNotFound), Vec::new())
+            }
+            Some(Failure::Ambiguous(c)) => (Some(ErrorCode::AmbiguousId), c.clone()),
+            _ => (None, Vec::new()),
+        };
+        return Err(match code {
+            // scry's contract under --json: the error object on stdout, one line on stderr.
+            Some(code) if ctx.json => CliError::Failed(error::Failure {
+                code,
+                message: match &out.failure {
+                    Some(Failure::Ambiguous(c)) => format!(
+                        "thread prefix {:?} is ambiguous ({} candidates)",
+                        args.thread_id.as_deref().unwrap_or(""),
+                        c.len()
+                    ),
+                    _ => stderr.lines().next().unwrap_or_default().to_string(),
+                },
+                candidates,
+                exit: code.exit_code(),
+            }),
+            Some(code) => CliError::Verbatim {
+                stderr,
+                exit: code.exit_code(),
+            },
+            None => CliError::Verbatim {
+                stderr,
+                exit: out.exit_code,
+            },
         });
     }
     let mut stderr = String::new();

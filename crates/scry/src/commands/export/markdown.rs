@@ -1,27 +1,16 @@
-//! The Markdown export: the dialogue as written (it is Markdown already), tool calls as
-//! `<details>` blocks with fenced input and output (fences longer than any backtick run
-//! inside), thinking and injected context collapsed.
+//! The Markdown export: the dialogue as written (it is Markdown already) but with no HTML of
+//! its own and no fence it could break out of ([`escape`]), tool calls as `<details>` blocks
+//! with fenced input and output (fences longer than any backtick run inside), thinking and
+//! injected context collapsed.
+
+mod escape;
 
 use std::fmt::Write as _;
 
 use scry_model::{Event, EventKind, Session};
 
 use super::{call_summary, turns, Item, Redactor};
-
-/// A code fence longer than every backtick run in `body` (at least three).
-fn fence(body: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in body.chars() {
-        if c == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    "`".repeat((longest + 1).max(3))
-}
+use escape::{code_span, fence, prose};
 
 fn fenced(out: &mut String, body: &str) {
     let f = fence(body);
@@ -42,10 +31,10 @@ pub fn render(s: &Session, r: &Redactor) -> String {
     let mut out = String::new();
     let title = r.s(h.title.as_deref().unwrap_or("(untitled session)"));
     let _ = writeln!(out, "# {}\n", inline(&title));
-    let _ = writeln!(out, "- session: `{}`", r.s(&h.uri));
+    let _ = writeln!(out, "- session: {}", code_span(&r.s(&h.uri)));
     let _ = writeln!(out, "- agent: {}", h.provider.as_str());
     if let Some(c) = &h.cwd {
-        let _ = writeln!(out, "- directory: `{}`", r.s(c));
+        let _ = writeln!(out, "- directory: {}", code_span(&r.s(c)));
     }
     if let Some(t) = h.created {
         let _ = writeln!(out, "- created: {t}");
@@ -57,7 +46,7 @@ pub fn render(s: &Session, r: &Redactor) -> String {
         let _ = writeln!(out, "- models: {}", inline(&r.s(&h.models.join(", "))));
     }
     if let Some(b) = &h.git_branch {
-        let _ = writeln!(out, "- branch: `{}`", r.s(b));
+        let _ = writeln!(out, "- branch: {}", code_span(&r.s(b)));
     }
     let _ = writeln!(out, "- kind: {}", h.kind.as_str());
     for t in turns(s) {
@@ -133,14 +122,19 @@ fn event_md(out: &mut String, e: &Event, r: &Redactor) {
     let text = r.s(&e.text);
     match e.kind {
         EventKind::User => {
-            let _ = writeln!(out, "**User** (E{}):\n\n{}\n", e.seq + 1, text.trim_end());
+            let _ = writeln!(
+                out,
+                "**User** (E{}):\n\n{}\n",
+                e.seq + 1,
+                prose(text.trim_end())
+            );
         }
         EventKind::Assistant => {
             let _ = writeln!(
                 out,
                 "**Assistant** (E{}):\n\n{}\n",
                 e.seq + 1,
-                text.trim_end()
+                prose(text.trim_end())
             );
         }
         EventKind::Thinking | EventKind::Meta => {
@@ -158,21 +152,10 @@ fn event_md(out: &mut String, e: &Event, r: &Redactor) {
         }
         _ => {
             let _ = writeln!(out, "> _{}_ (E{}):", e.kind.as_str(), e.seq + 1);
-            for l in text.trim_end().lines() {
+            for l in prose(text.trim_end()).lines() {
                 let _ = writeln!(out, "> {l}");
             }
             out.push('\n');
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fence;
-
-    #[test]
-    fn fence_is_longer_than_inner_backticks() {
-        assert_eq!(fence("plain"), "```");
-        assert_eq!(fence("a ```` b"), "`````");
     }
 }

@@ -8,9 +8,14 @@
 //! character budget with a continuation cursor ([`paging`]). Every answer names the session
 //! uri it cites (`session`), and the CLI's rows carry their event numbers and locators. Errors
 //! come back as tool errors whose text is `{"error": {"code": <S-Q7 code>, "message", …}}`.
+//!
+//! The stdio framing is scry's own ([`transport`]): JSON-RPC 2.0 parse errors and invalid
+//! requests are answered (`-32700` / `-32600`) and notifications before `initialize` are
+//! ignored, where the SDK's stdio transport stays silent or ends the handshake.
 
 mod paging;
 mod tools;
+pub mod transport;
 
 use std::sync::Arc;
 
@@ -20,7 +25,7 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
     ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, ServerInitializeError};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use scry_model::ErrorCode;
 use serde_json::{json, Map, Value};
@@ -67,10 +72,21 @@ pub fn run(ctx: &Ctx, args: &McpArgs) -> CliResult<Output> {
         .build()
         .map_err(|e| CliError::new(ErrorCode::Aborted, format!("cannot start the runtime: {e}")))?;
     runtime.block_on(async move {
-        let running = server
-            .serve(rmcp::transport::stdio())
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let running = match server
+            .serve(transport::LineTransport::new(stdin, stdout))
             .await
-            .map_err(|e| CliError::new(ErrorCode::Aborted, format!("MCP handshake failed: {e}")))?;
+        {
+            Ok(r) => r,
+            // The client went away before initializing: nothing failed here.
+            Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(e) => {
+                return Err(CliError::new(
+                    ErrorCode::Aborted,
+                    format!("MCP handshake failed: {e}"),
+                ))
+            }
+        };
         running
             .waiting()
             .await
