@@ -3,17 +3,17 @@
 //! (slow-loris connections and idle keep-alives are closed), a cap on open connections (beyond
 //! it a connection gets a canned 503 and is closed, so descriptors cannot run out), a cap on
 //! admitted requests (503 with `Retry-After` beyond it), a bounded number of requests working
-//! at once (each one's blocking work runs on tokio's blocking pool, which is bounded to match:
-//! 512 threads, each with its own malloc arena, kept ~300 MB after a burst), and a request
-//! timeout (504 with the error JSON; the work itself cannot be interrupted, so it keeps its
-//! slot until it ends). `/health` has its own small allowance and a reserved blocking thread,
-//! so it answers while the API is saturated.
+//! at once (each one's blocking work runs on tokio's blocking pool, now bounded to match; its
+//! default of 512 threads, each with its own malloc arena, kept ~250 MB after a burst), and a
+//! request timeout (504 with the error JSON; the work itself cannot be interrupted, so it keeps
+//! its slot until it ends). `/health` has its own small allowance and reserved blocking
+//! threads, so it answers while the API is saturated.
 //!
 //! Every limit has a default and an environment variable (for tests and the load benchmark):
 //! `SCRY_SERVE_HEADER_TIMEOUT_MS` (5000), `SCRY_SERVE_REQUEST_TIMEOUT_MS` (30000),
-//! `SCRY_SERVE_WORKERS` (2 × cores), `SCRY_SERVE_MAX_REQUESTS` (admitted at once, working or
-//! waiting: 32 × workers), `SCRY_SERVE_MAX_CONNECTIONS` (from the descriptor limit: soft limit − 128 −
-//! 8 × workers, at least 16).
+//! `SCRY_SERVE_WORKERS` (2 × cores, at most 32), `SCRY_SERVE_MAX_REQUESTS` (admitted at once,
+//! working or waiting: 32 × workers), `SCRY_SERVE_MAX_CONNECTIONS` (from the descriptor soft
+//! limit: limit − 128 − 8 × workers, at least half the limit and at least 16).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -93,8 +93,12 @@ impl Limits {
             }
         };
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let workers = num("SCRY_SERVE_WORKERS")?.map_or(2 * cores, |n| n as usize);
-        let fd_room = nofile.map_or(1024, |n| n.saturating_sub(128 + 8 * workers as u64));
+        let workers = num("SCRY_SERVE_WORKERS")?.map_or((2 * cores).min(32), |n| n as usize);
+        // Descriptors left for connections: the limit minus a reserve for the index, the
+        // session files the workers read and the runtime; never less than half the limit.
+        let fd_room = nofile.map_or(1024, |n| {
+            n.saturating_sub(128 + 8 * workers as u64).max(n / 2)
+        });
         Ok(Limits {
             header_timeout: Duration::from_millis(
                 num("SCRY_SERVE_HEADER_TIMEOUT_MS")?.unwrap_or(5_000),
@@ -306,8 +310,11 @@ mod tests {
         assert_eq!(l.workers, 4);
         assert_eq!(l.max_connections, 1024 - 128 - 32);
         assert_eq!(l.header_timeout, Duration::from_secs(5));
-        let tiny = Limits::from_vars(vars(&[]), Some(64)).unwrap();
+        let tiny = Limits::from_vars(vars(&[]), Some(20)).unwrap();
         assert_eq!(tiny.max_connections, 16);
+        let many = Limits::from_vars(vars(&[("SCRY_SERVE_WORKERS", "150")]), Some(1024)).unwrap();
+        assert_eq!(many.max_connections, 512, "never less than half the limit");
+        assert_eq!(many.max_requests, 32 * 150);
     }
 
     #[test]
