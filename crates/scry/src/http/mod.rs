@@ -8,6 +8,8 @@
 //! `{"error": {"code", "message", "candidates"}}` with the closed codes of S-Q7 and a fitting
 //! status. Each request is logged on stderr as method, path, status and time — never the query
 //! string or any session text. Session text is redacted (S-R3) unless the server reveals it.
+//! [`run`] serves within the limits of [`server`] (timeouts, connection and request caps, a
+//! bounded blocking pool) so that neither load nor slow clients starve it.
 
 pub mod openapi;
 mod routes;
