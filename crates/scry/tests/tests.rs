@@ -13,6 +13,7 @@ mod facts_index;
 mod hardening_misc;
 mod hardening_redact;
 mod hardening_resolve;
+mod hardening_serve;
 mod http;
 mod index_cli;
 mod inspect;

@@ -2,7 +2,9 @@
 //! API ([`crate::http`]) on axum + tokio. Loopback by default; a non-loopback bind without a
 //! token is refused (usage error, exit 2), and so is `--reveal` off loopback. Prints the
 //! address it listens on (first line of stdout; `--port 0` picks a free port) and serves until
-//! interrupted (Ctrl-C / SIGINT ends it cleanly).
+//! interrupted (Ctrl-C / SIGINT ends it cleanly). The server's limits (header and request
+//! timeouts, caps on connections and requests, a bounded worker pool; `SCRY_SERVE_*` environment
+//! variables) are in [`crate::http::server`]; `scry web` runs under the same ones.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 

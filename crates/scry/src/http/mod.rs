@@ -8,9 +8,12 @@
 //! `{"error": {"code", "message", "candidates"}}` with the closed codes of S-Q7 and a fitting
 //! status. Each request is logged on stderr as method, path, status and time — never the query
 //! string or any session text. Session text is redacted (S-R3) unless the server reveals it.
+//! [`run`] serves within the limits of [`server`] (timeouts, connection and request caps, a
+//! bounded blocking pool) so that neither load nor slow clients starve it.
 
 pub mod openapi;
 mod routes;
+pub mod server;
 
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
@@ -97,19 +100,18 @@ pub fn serve_router(ctx: scry_query::Context, opts: ApiOptions) -> Router {
     guarded(app, &guards)
 }
 
-/// Serves `app` on `addr` (multi-thread tokio runtime; blocking reads go to its pool) until
-/// Ctrl-C / SIGINT. Once listening, `announce` gets the bound address (port 0 picks a free
+/// Serves `app` on `addr` until Ctrl-C / SIGINT, within the [`server::Limits`] the
+/// environment gives (header and request timeouts, caps on connections and requests, a bounded
+/// blocking pool). Once listening, `announce` gets the bound address (port 0 picks a free
 /// one) and names it on stdout: the first line of `scry serve` and `scry web`.
 pub fn run(
     addr: SocketAddr,
     app: Router,
     announce: impl FnOnce(SocketAddr) -> String,
 ) -> CliResult<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::new(ErrorCode::Aborted, format!("cannot start the server: {e}")))?;
-    runtime.block_on(async move {
+    let limits = server::Limits::from_env()?;
+    let runtime = server::runtime(&limits)?;
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
             CliError::new(ErrorCode::Aborted, format!("cannot listen on {addr}: {e}"))
         })?;
@@ -119,13 +121,11 @@ pub fn run(
             writeln!(out, "{}", announce(local))?;
             out.flush()?;
         }
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-            .map_err(|e| CliError::new(ErrorCode::Aborted, format!("server failed: {e}")))
-    })
+        server::serve(listener, app, limits).await
+    });
+    // Blocking work still running (a request abandoned after its timeout) is not waited for.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    served
 }
 
 /// A front end's own routes (`scry web`'s page and scripts) behind the same guards as the API,
