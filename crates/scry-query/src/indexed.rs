@@ -101,7 +101,7 @@ pub fn uri_of(store: &Store, file: &SourceFile) -> Option<String> {
     store
         .connection()
         .query_row(
-            "SELECT s.uri FROM files f JOIN sessions s ON s.sid = f.fid
+            "SELECT s.uri FROM files f JOIN sessions s ON s.sid = f.sid
              WHERE f.path = ?1 AND f.key = ?2",
             rusqlite::params![path.as_ref(), key],
             |r| r.get::<_, String>(0),
@@ -118,20 +118,24 @@ pub fn normalize(mut h: Header) -> Header {
     h
 }
 
-/// Replays session `uri` from the index into `sink` (events in windows, then warnings) and
-/// returns its normalized header.
-pub fn replay(store: &Store, uri: &str, sink: &mut dyn EventSink) -> Result<Header, StoreError> {
-    let header = store.header(uri)?;
-    let n = store.event_count(uri)?;
+/// Replays the session indexed from `file` into `sink` (events in windows, then warnings) and
+/// returns its normalized header. By source, not by uri: two files can hold one session id.
+pub fn replay(
+    store: &Store,
+    file: &SourceFile,
+    sink: &mut dyn EventSink,
+) -> Result<Header, StoreError> {
+    let header = store.header(file)?;
+    let n = store.event_count(file)?;
     let mut from = 0u32;
     while from < n {
         let to = from.saturating_add(WINDOW - 1).min(n - 1);
-        for e in store.events(uri, from..=to)? {
+        for e in store.events(file, from..=to)? {
             sink.event(e);
         }
         from = to + 1;
     }
-    for w in store.warnings(uri)? {
+    for w in store.warnings(file)? {
         sink.warning(w);
     }
     Ok(normalize(header))
@@ -261,7 +265,7 @@ fn stored_headers(store: &Store, files: &[&SourceFile]) -> HashMap<(String, Stri
         .collect();
     let mut out = HashMap::new();
     let Ok(mut st) = store.connection().prepare(
-        "SELECT f.path, f.key, s.header FROM files f JOIN sessions s ON s.sid = f.fid
+        "SELECT f.path, f.key, s.header FROM files f JOIN sessions s ON s.sid = f.sid
          WHERE f.error IS NULL AND f.live = 1",
     ) else {
         return out;

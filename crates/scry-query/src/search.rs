@@ -164,7 +164,8 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     if let Some(mut store) = indexed::open(ctx) {
         if indexed::refresh(&mut store, catalog.sources(), &files) {
             req.filter.live = Some(true);
-            match store.search(&req) {
+            // The discovered files only, as the direct search below parses them.
+            match store.search_sources(&req, &files) {
                 Ok(r) => resp = Some(r),
                 Err(e) => return Err(with_query(store_error(&e), &req)),
             }
