@@ -160,6 +160,7 @@ impl<'t> IndexSink<'t> {
         self.tx
             .execute_batch("COMMIT")
             .map_err(StoreError::db("commit staged blocks"))?;
+        std::thread::sleep(crate::refresh::YIELD);
         self.tx
             .execute_batch("BEGIN IMMEDIATE")
             .map_err(StoreError::db("begin index transaction"))?;
@@ -322,7 +323,12 @@ const STALE_SECS: i64 = 600;
 /// of at most `limits.time` each. Returns how many sessions were cleared.
 pub(crate) fn collect_garbage(conn: &Connection, limits: Limits) -> Result<usize> {
     let mut cleared = 0;
+    let mut first = true;
     loop {
+        if !first {
+            std::thread::sleep(crate::refresh::YIELD);
+        }
+        first = false;
         conn.execute_batch("BEGIN IMMEDIATE")
             .map_err(StoreError::db("begin cleanup"))?;
         let out = collect_some(conn, limits, &mut cleared);

@@ -142,6 +142,31 @@ pub const BATCH_TIME: Duration = Duration::from_millis(500);
 /// resumed (one transaction).
 pub const RESUME_MAX_BYTES: u64 = 16 << 20;
 
+/// Pause between two transactions of one writer, so a waiting writer gets the lock (SQLite's
+/// locks are not fair: a writer that begins again at once can starve the others).
+pub(crate) const YIELD: Duration = Duration::from_millis(10);
+
+/// Longest a writer waits for the lock before giving up.
+const BUSY_WAIT: Duration = Duration::from_secs(10);
+
+/// A busy handler polling every millisecond or two (SQLite's default backs off to 100 ms
+/// between tries, and would miss the [`YIELD`] gaps of another writer) for [`BUSY_WAIT`].
+fn busy_poll(attempt: i32) -> bool {
+    const STEP: Duration = Duration::from_millis(2);
+    let tries = BUSY_WAIT.as_millis() / STEP.as_millis();
+    if u128::try_from(attempt).unwrap_or(0) >= tries {
+        return false;
+    }
+    std::thread::sleep(STEP);
+    true
+}
+
+/// Makes `conn` wait for the write lock with [`busy_poll`].
+fn poll_when_busy(conn: &Connection) -> Result<()> {
+    conn.busy_handler(Some(busy_poll))
+        .map_err(StoreError::db("configure busy handler"))
+}
+
 /// An open write transaction on a connection, rolled back when dropped uncommitted (an early
 /// return on an error). Plain SQL rather than `rusqlite::Transaction`, because a staged session's
 /// sink commits and begins again on the same connection.
@@ -339,8 +364,12 @@ impl Store {
             time: BATCH_TIME,
             blocks: opts.commit_blocks.unwrap_or(u64::MAX).max(1),
         };
+        poll_when_busy(&self.conn)?;
         let mut i = 0;
         loop {
+            if i > 0 {
+                std::thread::sleep(YIELD);
+            }
             let guard = TxGuard::begin(&self.conn)?;
             // One scan of the table pays for many files; one file (`show`) looks itself up.
             let rows = if files.len() - i >= BULK_MIN_FILES {
@@ -400,6 +429,7 @@ impl Store {
     /// Removes every session whose source is gone (`live: false`) and its file record
     /// (`index --prune`). Returns how many sessions were removed.
     pub fn prune(&mut self) -> Result<usize> {
+        poll_when_busy(&self.conn)?;
         let guard = TxGuard::begin(&self.conn)?;
         let tx = &self.conn;
         let fids: Vec<(i64, Option<i64>)> = {
