@@ -178,3 +178,49 @@ fn two_files_with_one_session_id_are_two_sessions() {
         assert_eq!(store.event_count(r).unwrap(), b_s.events.len() as u32);
     }
 }
+
+#[test]
+fn rows_left_by_a_dead_writer_are_collected_a_live_writers_are_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("src");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("s.jsonl"), version("old", 40)).unwrap();
+    let p = Lines::new(&dir);
+    let mut store = Store::open(&tmp.path().join("index.db")).unwrap();
+    store
+        .refresh(&p.boxed(), &p.files(), &opts(), &mut |_| true)
+        .unwrap();
+    let blocks = count(&store, "SELECT count(*) FROM blocks");
+    // Two staged sessions as a writer leaves them between its transactions: one whose heartbeat
+    // is an hour old (its writer died), one beating now (its writer is still at work).
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let conn = store.connection();
+    for (sid, since) in [(1000i64, now - 3600), (1001, now)] {
+        conn.execute(
+            "INSERT INTO pending(sid, since) VALUES(?1, ?2)",
+            [sid, since],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO blocks(id, last, kinds, data) SELECT ?1 << 32 | (id & 4294967295),
+                 last, kinds, data FROM blocks WHERE id >> 32 = (SELECT sid FROM sessions)",
+            [sid],
+        )
+        .unwrap();
+    }
+    assert_eq!(count(&store, "SELECT count(*) FROM blocks"), 3 * blocks);
+    // Readers never see them.
+    assert_eq!(count(&store, "SELECT count(*) FROM sessions"), 1);
+    assert_eq!(store.session("mtagent:s").unwrap().events.len(), 40);
+    // The next refresh (nothing changed) collects the dead writer's rows only.
+    let r = store
+        .refresh(&p.boxed(), &p.files(), &opts(), &mut |_| true)
+        .unwrap();
+    assert_eq!(r.unchanged, 1);
+    assert_eq!(count(&store, "SELECT count(*) FROM blocks"), 2 * blocks);
+    assert_eq!(count(&store, "SELECT count(*) FROM pending"), 1);
+    assert_eq!(count(&store, "SELECT sid FROM pending"), 1001);
+}
