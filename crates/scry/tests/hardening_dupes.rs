@@ -224,6 +224,8 @@ fn show_names_each_copy_once_with_its_path() {
         for args in [
             vec!["show", "--json", p.as_str()],
             vec!["turns", "--json", p.as_str()],
+            vec!["commands", "--json", p.as_str()],
+            vec!["files", "--json", p.as_str()],
         ] {
             let indexed = json_ok(h, Some(&db), &args);
             let direct = json_ok(h, None, &args);
