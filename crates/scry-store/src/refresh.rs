@@ -151,7 +151,8 @@ const BUSY_WAIT: Duration = Duration::from_secs(10);
 
 /// A busy handler polling every millisecond or two (SQLite's default backs off to 100 ms
 /// between tries, and would miss the [`YIELD`] gaps of another writer) for [`BUSY_WAIT`].
-fn busy_poll(attempt: i32) -> bool {
+/// `Store::open` should use it too (its schema check takes the write lock).
+pub(crate) fn busy_poll(attempt: i32) -> bool {
     const STEP: Duration = Duration::from_millis(2);
     let tries = BUSY_WAIT.as_millis() / STEP.as_millis();
     if u128::try_from(attempt).unwrap_or(0) >= tries {
