@@ -114,12 +114,40 @@ impl From<ResolveError> for QueryError {
             ResolveError::UnknownProvider(..) => {
                 QueryError::usage(ErrorCode::InvalidFilter, e.to_string())
             }
-            ResolveError::Ambiguous { candidates, .. } => QueryError::ambiguous(
-                e.to_string(),
-                candidates.iter().map(|c| c.uri.clone()).collect(),
-            ),
+            ResolveError::Ambiguous {
+                reference,
+                candidates,
+            } => ambiguous(reference, candidates),
         }
     }
+}
+
+/// The error for a reference several sessions match: the message names each candidate once
+/// with its path; `candidates` are references that pick each one (its uri, or its path when
+/// another candidate has the same uri — the same session id in two files).
+fn ambiguous(reference: &str, candidates: &[scry_sources::Candidate]) -> QueryError {
+    let shared = |uri: &str| candidates.iter().filter(|c| c.uri == uri).count() > 1;
+    let listed: Vec<String> = candidates
+        .iter()
+        .map(|c| format!("{} at {}", c.uri, c.path))
+        .collect();
+    QueryError::ambiguous(
+        format!(
+            "'{reference}' is ambiguous: {} sessions match ({})",
+            candidates.len(),
+            listed.join(", ")
+        ),
+        candidates
+            .iter()
+            .map(|c| {
+                if shared(&c.uri) {
+                    c.path.clone()
+                } else {
+                    c.uri.clone()
+                }
+            })
+            .collect(),
+    )
 }
 
 impl From<scry_store::StoreError> for QueryError {

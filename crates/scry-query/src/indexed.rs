@@ -101,7 +101,7 @@ pub fn uri_of(store: &Store, file: &SourceFile) -> Option<String> {
     store
         .connection()
         .query_row(
-            "SELECT s.uri FROM files f JOIN sessions s ON s.sid = f.fid
+            "SELECT s.uri FROM files f JOIN sessions s ON s.sid = f.sid
              WHERE f.path = ?1 AND f.key = ?2",
             rusqlite::params![path.as_ref(), key],
             |r| r.get::<_, String>(0),
@@ -111,47 +111,42 @@ pub fn uri_of(store: &Store, file: &SourceFile) -> Option<String> {
         .flatten()
 }
 
-/// The uris of the sessions the index holds for `files` (live, parsed), leaving out those
-/// whose stored cwd lies in an excluded project: what a search over the index may answer from
-/// when exclusions are in force (the index may hold sessions another run indexed without them).
-pub fn kept_uris(store: &Store, files: &[SourceFile]) -> Vec<String> {
-    let wanted: HashSet<(String, String)> = files
-        .iter()
-        .map(|f| {
-            (
-                f.path.to_string_lossy().into_owned(),
-                f.key.clone().unwrap_or_default(),
-            )
-        })
-        .collect();
+/// `files` less those whose indexed session's stored cwd lies in an excluded project: what a
+/// search over the index may answer from when exclusions are in force (the index may hold
+/// sessions another run indexed without them). Files not indexed yet stay.
+pub fn kept_files(store: &Store, files: &[SourceFile]) -> Vec<SourceFile> {
     let ex = crate::catalog::exclusions();
     let Ok(mut st) = store.connection().prepare(
-        "SELECT f.path, f.key, s.uri, s.cwd FROM files f JOIN sessions s ON s.sid = f.fid
-         WHERE f.error IS NULL AND f.live = 1",
+        "SELECT f.path, f.key, s.cwd FROM files f JOIN sessions s ON s.sid = f.sid
+         WHERE s.cwd IS NOT NULL",
     ) else {
-        return Vec::new();
+        return files.to_vec();
     };
     let Ok(rows) = st.query_map([], |r| {
         Ok((
             r.get::<_, String>(0)?,
             r.get::<_, String>(1)?,
             r.get::<_, String>(2)?,
-            r.get::<_, Option<String>>(3)?,
         ))
     }) else {
-        return Vec::new();
+        return files.to_vec();
     };
-    let mut out: Vec<String> = rows
+    let excluded: HashSet<(String, String)> = rows
         .flatten()
-        .filter(|(path, key, _, cwd)| {
-            wanted.contains(&(path.clone(), key.clone()))
-                && cwd.as_deref().is_none_or(|c| ex.project_of(c).is_none())
-        })
-        .map(|(_, _, uri, _)| uri)
+        .filter(|(_, _, cwd)| ex.project_of(cwd).is_some())
+        .map(|(path, key, _)| (path, key))
         .collect();
-    out.sort();
-    out.dedup();
-    out
+    files
+        .iter()
+        .filter(|f| {
+            let key = (
+                f.path.to_string_lossy().into_owned(),
+                f.key.clone().unwrap_or_default(),
+            );
+            !excluded.contains(&key)
+        })
+        .cloned()
+        .collect()
 }
 
 /// The header as a direct parse of a present source gives it.
@@ -161,20 +156,24 @@ pub fn normalize(mut h: Header) -> Header {
     h
 }
 
-/// Replays session `uri` from the index into `sink` (events in windows, then warnings) and
-/// returns its normalized header.
-pub fn replay(store: &Store, uri: &str, sink: &mut dyn EventSink) -> Result<Header, StoreError> {
-    let header = store.header(uri)?;
-    let n = store.event_count(uri)?;
+/// Replays the session indexed from `file` into `sink` (events in windows, then warnings) and
+/// returns its normalized header. By source, not by uri: two files can hold one session id.
+pub fn replay(
+    store: &Store,
+    file: &SourceFile,
+    sink: &mut dyn EventSink,
+) -> Result<Header, StoreError> {
+    let header = store.header(file)?;
+    let n = store.event_count(file)?;
     let mut from = 0u32;
     while from < n {
         let to = from.saturating_add(WINDOW - 1).min(n - 1);
-        for e in store.events(uri, from..=to)? {
+        for e in store.events(file, from..=to)? {
             sink.event(e);
         }
         from = to + 1;
     }
-    for w in store.warnings(uri)? {
+    for w in store.warnings(file)? {
         sink.warning(w);
     }
     Ok(normalize(header))
@@ -304,7 +303,7 @@ fn stored_headers(store: &Store, files: &[&SourceFile]) -> HashMap<(String, Stri
         .collect();
     let mut out = HashMap::new();
     let Ok(mut st) = store.connection().prepare(
-        "SELECT f.path, f.key, s.header FROM files f JOIN sessions s ON s.sid = f.fid
+        "SELECT f.path, f.key, s.header FROM files f JOIN sessions s ON s.sid = f.sid
          WHERE f.error IS NULL AND f.live = 1",
     ) else {
         return out;

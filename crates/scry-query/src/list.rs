@@ -132,11 +132,14 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         .filter(|e| scope.contains(e.header.cwd.as_deref()))
         .filter(|e| since.is_none_or(|s| e.header.updated.is_some_and(|u| u >= s)))
         .collect();
+    // Ties (one session id in two files) by source path, so the order never depends on which
+    // sessions came from the index and which were parsed.
     entries.sort_by(|a, b| {
         b.header
             .updated
             .cmp(&a.header.updated)
             .then_with(|| a.header.uri.cmp(&b.header.uri))
+            .then_with(|| a.file.path.cmp(&b.file.path))
     });
     let ids: Vec<String> = entries.iter().map(|e| e.header.id.clone()).collect();
     let (rows, hidden) = fold(entries, q.kind);
@@ -210,22 +213,40 @@ fn fold(entries: Vec<Entry>, kind: Option<KindFilter>) -> (Vec<Row>, usize) {
         .into_iter()
         .map(|entry| (entry, BTreeMap::new()))
         .collect();
-    // The first root of each (provider, id): a child folds under it (a map, not a scan of
-    // every root per child — that was quadratic on large homes).
-    let mut root_of: HashMap<(ProviderId, String), usize> = HashMap::with_capacity(roots.len());
+    // The roots of each (provider, id): a child folds under one (a map, not a scan of every
+    // root per child — that was quadratic on large homes). When several files hold that id (a
+    // copied project folder), under the one whose source shares the longest path with the
+    // child's (a subagent file lives beside its parent's).
+    let mut root_of: HashMap<(ProviderId, String), Vec<usize>> =
+        HashMap::with_capacity(roots.len());
     for (i, (r, _)) in roots.iter().enumerate() {
         root_of
             .entry((r.header.provider, r.header.id.clone()))
-            .or_insert(i);
+            .or_default()
+            .push(i);
     }
     let mut orphans = Vec::new();
     for child in children {
         let h = &child.header;
+        let shared = |i: &usize| {
+            roots.get(*i).map_or(0, |(r, _)| {
+                r.file
+                    .path
+                    .components()
+                    .zip(child.file.path.components())
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+        };
         let parent = h
             .parent
             .as_ref()
             .and_then(|p| root_of.get(&(h.provider, p.clone())))
-            .and_then(|&i| roots.get_mut(i));
+            .and_then(|candidates| {
+                // The first of the closest (max_by_key keeps the last of equals).
+                candidates.iter().rev().max_by_key(|i| shared(i)).copied()
+            })
+            .and_then(|i| roots.get_mut(i));
         match parent {
             Some((_, kids)) => *kids.entry(h.kind.as_str()).or_default() += 1,
             None => orphans.push(child),
@@ -248,6 +269,7 @@ fn fold(entries: Vec<Entry>, kind: Option<KindFilter>) -> (Vec<Row>, usize) {
             .updated
             .cmp(&a.0.header.updated)
             .then_with(|| a.0.header.uri.cmp(&b.0.header.uri))
+            .then_with(|| a.0.file.path.cmp(&b.0.file.path))
     });
     (rows, hidden)
 }

@@ -136,9 +136,6 @@ impl Serialize for SearchResult {
     }
 }
 
-/// The most session uris a search hands the index as its filter (one SQL parameter each).
-const MAX_URIS: usize = 20_000;
-
 /// Runs a search.
 pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let providers = filter::providers(q.provider.as_deref())?;
@@ -167,20 +164,19 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     if let Some(mut store) = indexed::open(ctx) {
         if indexed::refresh(&mut store, catalog.sources(), &files) {
             req.filter.live = Some(true);
-            // With exclusions, only the kept sessions' uris (the index may hold excluded ones
-            // that another run indexed); too many for one SQL list: search directly.
-            let narrowed = !crate::catalog::exclusions().is_empty() && req.filter.uris.is_empty();
-            if narrowed {
-                req.filter.uris = indexed::kept_uris(&store, &files);
-            }
-            if !narrowed || (!req.filter.uris.is_empty() && req.filter.uris.len() <= MAX_URIS) {
-                match store.search(&req) {
-                    Ok(r) => resp = Some(r),
-                    Err(e) => return Err(with_query(store_error(&e), &req)),
-                }
-            }
-            if narrowed {
-                req.filter.uris.clear();
+            // The discovered files only, as the direct search below parses them; with
+            // exclusions, less those whose stored session lies in an excluded project (the
+            // index may hold sessions another run indexed without them).
+            let kept;
+            let searched: &[SourceFile] = if crate::catalog::exclusions().is_empty() {
+                &files
+            } else {
+                kept = indexed::kept_files(&store, &files);
+                &kept
+            };
+            match store.search_sources(&req, searched) {
+                Ok(r) => resp = Some(r),
+                Err(e) => return Err(with_query(store_error(&e), &req)),
             }
         }
     }

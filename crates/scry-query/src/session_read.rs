@@ -55,8 +55,8 @@ impl Opened {
         // From the index when it holds the session (a source it could not parse is re-read
         // directly so the error is the direct one).
         if let Some(store) = &self.index {
-            if let Some(uri) = crate::indexed::uri_of(store, &self.file) {
-                match crate::indexed::replay(store, &uri, sink) {
+            if crate::indexed::uri_of(store, &self.file).is_some() {
+                match crate::indexed::replay(store, &self.file, sink) {
                     Ok(header) => return Ok(header),
                     Err(e) => return Err(QueryError::new(e.code(), e.to_string())),
                 }

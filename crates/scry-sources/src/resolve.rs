@@ -177,15 +177,23 @@ fn bare_id(id: &str) -> &str {
         .unwrap_or(id)
 }
 
+/// Every matching session once, by uri then path: two files holding one id (a copied project
+/// folder) are two candidates told apart by their path; one file reached by two paths (a
+/// symlinked directory) is one.
 fn ambiguous(reference: &str, files: &[&SourceFile]) -> ResolveError {
+    let mut seen = std::collections::HashSet::new();
     let mut candidates: Vec<Candidate> = files
         .iter()
+        .filter(|f| {
+            let real = f.path.canonicalize().unwrap_or_else(|_| f.path.clone());
+            seen.insert((f.provider, f.id.clone(), real, f.key.clone()))
+        })
         .map(|f| Candidate {
             uri: format!("{}:{}", f.provider, f.id),
             path: f.path.display().to_string(),
         })
         .collect();
-    candidates.sort_by(|a, b| a.uri.cmp(&b.uri));
+    candidates.sort_by(|a, b| a.uri.cmp(&b.uri).then_with(|| a.path.cmp(&b.path)));
     candidates.dedup();
     ResolveError::Ambiguous {
         reference: reference.to_string(),

@@ -24,6 +24,14 @@ pub enum StoreError {
     /// No indexed session has this uri.
     #[error("session not found: {0}")]
     SessionNotFound(String),
+    /// Several indexed sources hold a session with this uri (the same id in two files).
+    #[error("'{uri}' is ambiguous: {} sources hold it ({})", sources.len(), sources.join(", "))]
+    AmbiguousSession {
+        /// The uri asked for.
+        uri: String,
+        /// The source path of each session holding it.
+        sources: Vec<String>,
+    },
     /// A stored session cannot be decoded (the index is damaged; rebuild it).
     #[error("corrupt session {uri}: {message}")]
     CorruptSession {
@@ -59,6 +67,7 @@ impl StoreError {
             StoreError::InvalidCursor(_) => ErrorCode::InvalidCursor,
             StoreError::InvalidPageSize(_) => ErrorCode::InvalidPageSize,
             StoreError::SessionNotFound(_) => ErrorCode::SessionNotFound,
+            StoreError::AmbiguousSession { .. } => ErrorCode::AmbiguousId,
             StoreError::CorruptSession { .. } => ErrorCode::CorruptSession,
             StoreError::Persistence { .. } => ErrorCode::PersistenceFailure,
             StoreError::IndexBuild(_) => ErrorCode::IndexBuildFailure,

@@ -85,17 +85,18 @@ impl Store {
         Ok((facts, refs))
     }
 
-    /// The facts and reference candidates of session `uri`: read back when stored by the
-    /// current layer versions, else computed from the stored events (not the source) and
-    /// stored. A session that is not indexed is [`StoreError::SessionNotFound`].
-    pub fn facts(&self, uri: &str) -> Result<SessionFacts> {
+    /// The facts and reference candidates of a session (by uri or by source): read back when
+    /// stored by the current layer versions, else computed from the stored events (not the
+    /// source) and stored. A session that is not indexed is [`StoreError::SessionNotFound`].
+    pub fn facts<'a>(&self, at: impl Into<crate::SessionRef<'a>>) -> Result<SessionFacts> {
+        let at = at.into();
         let (sid, stamp, stored, session) = self.snapshot(|| {
-            let (sid, _, _) = self.sid_of(uri)?;
+            let (sid, header, n) = self.sid_of(at)?;
             let stamp = self.stamp(sid)?;
             let stored = self.stored_layers(sid)?;
             let session = match &stored {
                 (Some(_), Some(_)) => None,
-                _ => Some(self.session(uri)?),
+                _ => Some(self.session_at(sid, header, n)?),
             };
             Ok((sid, stamp, stored, session))
         })?;
@@ -107,7 +108,10 @@ impl Store {
                 computed: false,
             }),
             (None, (facts, refs)) => {
-                let s = self.session(uri)?;
+                let s = self.snapshot(|| {
+                    let (header, n) = self.row_of(sid)?;
+                    self.session_at(sid, header, n)
+                })?;
                 self.fill(sid, &stamp, &s, facts, refs)
             }
         }
@@ -194,11 +198,11 @@ impl Store {
     /// them at the current layer versions, from stored events only. Returns how many sessions
     /// were computed.
     pub fn refresh_facts(&mut self) -> Result<usize> {
-        let stale: Vec<String> = {
+        let stale: Vec<i64> = {
             let mut st = self
                 .conn
                 .prepare(
-                    "SELECT s.uri FROM sessions s
+                    "SELECT s.sid FROM sessions s
                      WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.sid = s.sid AND f.version = ?1)
                         OR NOT EXISTS (SELECT 1 FROM edges e WHERE e.sid = s.sid AND e.version = ?2)
                      ORDER BY s.sid",
@@ -213,12 +217,13 @@ impl Store {
                 .map_err(StoreError::db("list stale facts"))?
         };
         let mut n = 0;
-        for uri in stale {
-            let session = self.session(&uri)?;
+        for sid in stale {
+            let (session, stamp) = self.snapshot(|| {
+                let (header, n) = self.row_of(sid)?;
+                Ok((self.session_at(sid, header, n)?, self.stamp(sid)?))
+            })?;
             let facts = Facts::of(&session);
             let refs = reference_candidates(&session);
-            let (sid, _, _) = self.sid_of(&uri)?;
-            let stamp = self.stamp(sid)?;
             self.store_layers(sid, &stamp, &facts, &refs)?;
             n += 1;
         }

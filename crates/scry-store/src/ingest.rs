@@ -1,6 +1,14 @@
 //! Writing sessions: the index writer is an [`EventSink`], so a parse streams straight into the
 //! open transaction and the store never holds more of a session than one block of events
 //! (see [`crate::block`]).
+//!
+//! A whole parse is written under a new sid that no `sessions` row names yet (listed in
+//! `pending`), so its sink may commit the transaction between blocks ([`Stage`]) without a
+//! reader ever seeing part of it; the refresh then swaps it in with one short transaction
+//! ([`retire`] the old sid, [`write_header`] the new one) and [`collect_garbage`] deletes the
+//! retired rows in bounded steps.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OptionalExtension};
 use scry_model::{Event, Header, Warning};
@@ -12,6 +20,47 @@ use crate::codec::{
 };
 use crate::error::{Result, StoreError};
 
+/// When a writer commits: after `time` in one transaction, or (a staged session) after
+/// `blocks` blocks, whichever comes first.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// Longest time one transaction stays open while there is more to write.
+    pub time: Duration,
+    /// Blocks of a staged session per transaction.
+    pub blocks: u64,
+}
+
+/// A session written under a sid no reader can reach yet: its sink commits the open transaction
+/// (and begins the next) whenever [`Limits`] says so, so the write lock is never held long.
+#[derive(Debug)]
+pub(crate) struct Stage {
+    pub limits: Limits,
+    /// When the current transaction began.
+    pub since: Instant,
+    /// Blocks written in the current transaction.
+    pub blocks: u64,
+    /// Commits made while writing.
+    pub commits: u64,
+}
+
+/// Seconds since the epoch (the heartbeat of a staged session).
+pub(crate) fn now_secs() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// A new session id, never used before in this index (a counter in `meta`).
+pub(crate) fn new_sid(tx: &Connection) -> Result<i64> {
+    tx.query_row(
+        "INSERT INTO meta(key, value) VALUES('next_sid', 1)
+         ON CONFLICT(key) DO UPDATE SET value = value + 1 RETURNING value",
+        [],
+        |r| r.get(0),
+    )
+    .map_err(StoreError::db("allocate session id"))
+}
+
 /// Streams one session's events and warnings into the `blocks`, `events_fts` and `warnings`
 /// tables of an open transaction. [`IndexSink::finish`] writes the last, partly filled block.
 pub(crate) struct IndexSink<'t> {
@@ -19,6 +68,8 @@ pub(crate) struct IndexSink<'t> {
     sid: i64,
     next_warning: u64,
     block: BlockBuf,
+    /// Set for a staged session: commit between blocks.
+    pub(crate) stage: Option<Stage>,
     /// The first write error; later events are dropped and the transaction is rolled back.
     pub(crate) error: Option<StoreError>,
     /// The last safe point the provider handed out.
@@ -36,6 +87,7 @@ impl<'t> IndexSink<'t> {
             sid,
             next_warning,
             block,
+            stage: None,
             error: None,
             resume: None,
             written: 0,
@@ -86,6 +138,35 @@ impl<'t> IndexSink<'t> {
                 .map_err(StoreError::db("insert fts row"))?;
         }
         self.block.clear();
+        self.maybe_commit()
+    }
+
+    /// For a staged session: commits the open transaction and begins the next one when the
+    /// limits say so (its `pending` heartbeat updated first, so no one collects it meanwhile).
+    fn maybe_commit(&mut self) -> Result<()> {
+        let Some(stage) = self.stage.as_mut() else {
+            return Ok(());
+        };
+        stage.blocks += 1;
+        if stage.blocks < stage.limits.blocks && stage.since.elapsed() < stage.limits.time {
+            return Ok(());
+        }
+        self.tx
+            .execute(
+                "UPDATE pending SET since = ?1 WHERE sid = ?2",
+                params![now_secs(), self.sid],
+            )
+            .map_err(StoreError::db("staged session heartbeat"))?;
+        self.tx
+            .execute_batch("COMMIT")
+            .map_err(StoreError::db("commit staged blocks"))?;
+        std::thread::sleep(crate::refresh::YIELD);
+        self.tx
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(StoreError::db("begin index transaction"))?;
+        stage.since = Instant::now();
+        stage.blocks = 0;
+        stage.commits += 1;
         Ok(())
     }
 
@@ -215,9 +296,10 @@ pub(crate) fn delete_tail(
     Ok(kept)
 }
 
-/// Deletes a whole session (row, blocks, FTS rows, warnings, facts, edges).
-pub(crate) fn delete_session(tx: &Connection, sid: i64) -> Result<()> {
-    delete_tail(tx, sid, 0, 0)?;
+/// Makes session `sid` unreachable (its `sessions` row and title document go now, in the
+/// caller's transaction) and leaves its blocks, warnings, facts and edges to
+/// [`collect_garbage`].
+pub(crate) fn retire(tx: &Connection, sid: i64) -> Result<()> {
     tx.execute(
         "DELETE FROM events_fts WHERE rowid = ?1",
         [session_doc_id(sid)],
@@ -225,10 +307,105 @@ pub(crate) fn delete_session(tx: &Connection, sid: i64) -> Result<()> {
     .map_err(StoreError::db("delete fts row"))?;
     tx.execute("DELETE FROM sessions WHERE sid = ?1", [sid])
         .map_err(StoreError::db("delete session"))?;
+    tx.execute(
+        "INSERT INTO pending(sid, since) VALUES(?1, 0)
+         ON CONFLICT(sid) DO UPDATE SET since = 0",
+        [sid],
+    )
+    .map_err(StoreError::db("retire session"))?;
     Ok(())
 }
-/// Writes (or replaces) the `sessions` row of `sid` and its title / artifact FTS document. A
-/// different session that had the same uri is removed first (the newest parse wins).
+
+/// A staged session whose writer left no heartbeat for this long is taken for dead.
+const STALE_SECS: i64 = 600;
+
+/// Deletes the rows of retired sessions (and of staged ones whose writer died) in transactions
+/// of at most `limits.time` each. Returns how many sessions were cleared.
+pub(crate) fn collect_garbage(conn: &Connection, limits: Limits) -> Result<usize> {
+    let mut cleared = 0;
+    let mut first = true;
+    loop {
+        if !first {
+            std::thread::sleep(crate::refresh::YIELD);
+        }
+        first = false;
+        conn.execute_batch("BEGIN IMMEDIATE")
+            .map_err(StoreError::db("begin cleanup"))?;
+        let out = collect_some(conn, limits, &mut cleared);
+        match out {
+            Ok(more) => {
+                conn.execute_batch("COMMIT")
+                    .map_err(StoreError::db("commit cleanup"))?;
+                if !more {
+                    return Ok(cleared);
+                }
+            }
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
+        }
+    }
+}
+
+/// One transaction's worth of [`collect_garbage`]; `true` when there is more to do.
+fn collect_some(conn: &Connection, limits: Limits, cleared: &mut usize) -> Result<bool> {
+    let since = Instant::now();
+    let sids: Vec<i64> = {
+        let mut st = conn
+            .prepare_cached("SELECT sid FROM pending WHERE since < ?1 ORDER BY sid")
+            .map_err(StoreError::db("list retired sessions"))?;
+        let rows = st
+            .query_map([now_secs() - STALE_SECS], |r| r.get(0))
+            .map_err(StoreError::db("list retired sessions"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(StoreError::db("list retired sessions"))?
+    };
+    for sid in sids {
+        let (lo, hi) = event_id_range(sid);
+        loop {
+            let ids: Vec<i64> = {
+                let mut st = conn
+                    .prepare_cached("SELECT id FROM blocks WHERE id BETWEEN ?1 AND ?2 LIMIT 256")
+                    .map_err(StoreError::db("list blocks"))?;
+                let rows = st
+                    .query_map(params![lo, hi], |r| r.get(0))
+                    .map_err(StoreError::db("list blocks"))?;
+                rows.collect::<rusqlite::Result<_>>()
+                    .map_err(StoreError::db("list blocks"))?
+            };
+            if ids.is_empty() {
+                for table in ["warnings", "facts", "edges", "pending"] {
+                    conn.prepare_cached(&format!("DELETE FROM {table} WHERE sid = ?1"))
+                        .and_then(|mut st| st.execute([sid]))
+                        .map_err(StoreError::db("delete retired rows"))?;
+                }
+                *cleared += 1;
+                break;
+            }
+            let mut fts = conn
+                .prepare_cached("DELETE FROM events_fts WHERE rowid = ?1")
+                .map_err(StoreError::db("prepare fts delete"))?;
+            let mut blocks = conn
+                .prepare_cached("DELETE FROM blocks WHERE id = ?1")
+                .map_err(StoreError::db("prepare block delete"))?;
+            for id in ids {
+                fts.execute([id])
+                    .map_err(StoreError::db("delete fts row"))?;
+                blocks
+                    .execute([id])
+                    .map_err(StoreError::db("delete block"))?;
+            }
+            if since.elapsed() >= limits.time {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Writes (or replaces) the `sessions` row of `sid` and its title / artifact FTS document.
+/// Another session with the same uri (the same id in another file) is a session of its own.
 pub(crate) fn write_header(
     tx: &Connection,
     sid: i64,
@@ -236,16 +413,6 @@ pub(crate) fn write_header(
     events: u32,
     live: bool,
 ) -> Result<()> {
-    let other: Option<i64> = tx
-        .query_row(
-            "SELECT sid FROM sessions WHERE uri = ?1 AND sid <> ?2",
-            params![header.uri, sid],
-            |r| r.get(0),
-        )
-        .ok();
-    if let Some(other) = other {
-        delete_session(tx, other)?;
-    }
     let json = serde_json::to_string(header)
         .map_err(|e| StoreError::IndexBuild(format!("cannot encode header: {e}")))?;
     let artifacts = (!header.artifacts.is_empty()).then(|| header.artifacts.join("\n"));

@@ -28,10 +28,18 @@
 //!   [`search_direct`] / [`search_session_direct`] over parsed sessions for `--no-index` —
 //!   identical results (S-S5).
 //!
-//! Every session is written whole inside one transaction (WAL mode; a refresh groups several
-//! sessions per commit, a re-parsed one inside its own savepoint), so a concurrent reader sees
-//! the old or the new version of a session, never half of one, and a crash mid-index leaves a
-//! usable index. Errors are [`StoreError`]s carrying the closed codes of S-Q7.
+//! No transaction holds the write lock much longer than half a second (WAL mode;
+//! a refresh groups small sessions per commit, and writes a whole parse under a new session id
+//! no reader can reach, committing between blocks, then swaps it in with one short
+//! transaction), so a concurrent reader sees the old or the new version of a session, never half
+//! of one, a waiting writer gets its turn, and a crash mid-index leaves a usable index.
+//!
+//! A session's identity is its source: two files holding one session id (a copied project
+//! folder) are two sessions with the same uri, read by source ([`SessionRef::Source`]); a uri
+//! they share is [`StoreError::AmbiguousSession`]. [`Store::search_sources`] searches the
+//! sessions of the given (discovered) files only, as a direct search parses them.
+//!
+//! Errors are [`StoreError`]s carrying the closed codes of S-Q7.
 //!
 //! Wiring it into a front end:
 //! - `index [--all] [--force] [--prune]`: discover, then [`Store::refresh`] with
@@ -66,6 +74,7 @@ pub use codec::aux_text;
 pub use error::{Result, StoreError};
 pub use facts::{LayerVersions, SessionFacts};
 pub use filter::{SessionFilter, TimeRange};
+pub use read::SessionRef;
 pub use refresh::{FileError, Progress, RefreshOptions, RefreshReport};
 pub use schema::{EDGE_VERSION, EXTRACTOR_VERSION, PARSER_VERSION, SCHEMA_VERSION};
 pub use search::{

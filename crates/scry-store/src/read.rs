@@ -1,7 +1,12 @@
 //! Reading sessions back (S-I4: deep-equal to the direct parse, except `live` / `persisted`,
 //! which the index owns), listing headers with filters (S-Q4) and event windows.
+//!
+//! A stored session is named by a [`SessionRef`]: its uri, or the source it was indexed from.
+//! Two sources can hold the same session id (a copied project folder); each is a session of its
+//! own, reachable by its source, and a uri they share is ambiguous.
 
 use std::ops::RangeInclusive;
+use std::path::Path;
 
 use rusqlite::{params, params_from_iter, OptionalExtension};
 use scry_model::{Event, Header, Session, Warning};
@@ -22,39 +27,156 @@ pub(crate) fn decode_header(uri: &str, json: &str, live: bool) -> Result<Header>
     Ok(h)
 }
 
+/// Which stored session a read means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionRef<'a> {
+    /// By uri (`provider:id`); [`StoreError::AmbiguousSession`] when several sources hold it.
+    Uri(&'a str),
+    /// The session indexed from this source (`key` inside a multi-session store).
+    Source {
+        /// The source file.
+        path: &'a Path,
+        /// Its key inside a multi-session store.
+        key: Option<&'a str>,
+    },
+}
+
+impl<'a> From<&'a str> for SessionRef<'a> {
+    fn from(uri: &'a str) -> Self {
+        SessionRef::Uri(uri)
+    }
+}
+
+impl<'a> From<&'a String> for SessionRef<'a> {
+    fn from(uri: &'a String) -> Self {
+        SessionRef::Uri(uri)
+    }
+}
+
+impl<'a> From<&'a scry_source::SourceFile> for SessionRef<'a> {
+    fn from(file: &'a scry_source::SourceFile) -> Self {
+        SessionRef::Source {
+            path: &file.path,
+            key: file.key.as_deref(),
+        }
+    }
+}
+
+impl std::fmt::Display for SessionRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionRef::Uri(uri) => f.write_str(uri),
+            SessionRef::Source { path, key: None } => write!(f, "{}", path.display()),
+            SessionRef::Source { path, key: Some(k) } => write!(f, "{} [{k}]", path.display()),
+        }
+    }
+}
+
 impl Store {
-    pub(crate) fn sid_of(&self, uri: &str) -> Result<(i64, Header, u32)> {
-        let row: Option<(i64, String, bool, u32)> = self
+    /// The sid, header and event count of the session `at` names.
+    pub(crate) fn sid_of<'a>(&self, at: impl Into<SessionRef<'a>>) -> Result<(i64, Header, u32)> {
+        let at = at.into();
+        let row: Option<(i64, String, String, bool, u32)> = match at {
+            SessionRef::Uri(uri) => {
+                let mut st = self
+                    .conn
+                    .prepare_cached(
+                        "SELECT s.sid, s.uri, s.header, s.live, s.events, f.path
+                         FROM sessions s LEFT JOIN files f ON f.sid = s.sid
+                         WHERE s.uri = ?1 ORDER BY f.path, f.key",
+                    )
+                    .map_err(StoreError::db("read session"))?;
+                let rows = st
+                    .query_map([uri], |r| {
+                        Ok((
+                            (
+                                r.get(0)?,
+                                r.get(1)?,
+                                r.get(2)?,
+                                r.get::<_, i64>(3)? != 0,
+                                r.get(4)?,
+                            ),
+                            r.get::<_, Option<String>>(5)?,
+                        ))
+                    })
+                    .map_err(StoreError::db("read session"))?;
+                let mut rows = rows
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                    .map_err(StoreError::db("read session"))?;
+                if rows.len() > 1 {
+                    return Err(StoreError::AmbiguousSession {
+                        uri: uri.to_string(),
+                        sources: rows.into_iter().map(|r| r.1.unwrap_or_default()).collect(),
+                    });
+                }
+                rows.pop().map(|r| r.0)
+            }
+            SessionRef::Source { path, key } => self
+                .conn
+                .prepare_cached(
+                    "SELECT s.sid, s.uri, s.header, s.live, s.events
+                     FROM files f JOIN sessions s ON s.sid = f.sid
+                     WHERE f.path = ?1 AND f.key = ?2",
+                )
+                .and_then(|mut st| {
+                    st.query_row(
+                        params![path.to_string_lossy(), key.unwrap_or_default()],
+                        |r| {
+                            Ok((
+                                r.get(0)?,
+                                r.get(1)?,
+                                r.get(2)?,
+                                r.get::<_, i64>(3)? != 0,
+                                r.get(4)?,
+                            ))
+                        },
+                    )
+                    .optional()
+                })
+                .map_err(StoreError::db("read session"))?,
+        };
+        let (sid, uri, json, live, n) =
+            row.ok_or_else(|| StoreError::SessionNotFound(at.to_string()))?;
+        Ok((sid, decode_header(&uri, &json, live)?, n))
+    }
+
+    /// The header and event count of the stored session `sid`.
+    pub(crate) fn row_of(&self, sid: i64) -> Result<(Header, u32)> {
+        let (uri, json, live, n): (String, String, bool, u32) = self
             .conn
-            .query_row(
-                "SELECT sid, header, live, events FROM sessions WHERE uri = ?1",
-                [uri],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? != 0, r.get(3)?)),
-            )
-            .optional()
-            .map_err(StoreError::db("read session"))?;
-        let (sid, json, live, n) =
-            row.ok_or_else(|| StoreError::SessionNotFound(uri.to_string()))?;
-        Ok((sid, decode_header(uri, &json, live)?, n))
-    }
-
-    /// The header of session `uri` (`provider:id`).
-    pub fn header(&self, uri: &str) -> Result<Header> {
-        Ok(self.sid_of(uri)?.1)
-    }
-
-    /// The whole session `uri`, equal to a direct parse of its source when the source is
-    /// unchanged (`persisted` is `true`, `live` as last seen).
-    pub fn session(&self, uri: &str) -> Result<Session> {
-        self.snapshot(|| {
-            let (sid, header, n) = self.sid_of(uri)?;
-            let events = self.events_of(sid, uri, 0, n.saturating_sub(1), n)?;
-            let warnings = self.warnings_of(sid, uri)?;
-            Ok(Session {
-                header,
-                events,
-                warnings,
+            .prepare_cached("SELECT uri, header, live, events FROM sessions WHERE sid = ?1")
+            .and_then(|mut st| {
+                st.query_row([sid], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? != 0, r.get(3)?))
+                })
             })
+            .map_err(StoreError::db("read session"))?;
+        Ok((decode_header(&uri, &json, live)?, n))
+    }
+
+    /// The header of a session (by uri, `provider:id`, or by source).
+    pub fn header<'a>(&self, at: impl Into<SessionRef<'a>>) -> Result<Header> {
+        Ok(self.sid_of(at)?.1)
+    }
+
+    /// The whole session (by uri or by source), equal to a direct parse of its source when the
+    /// source is unchanged (`persisted` is `true`, `live` as last seen).
+    pub fn session<'a>(&self, at: impl Into<SessionRef<'a>>) -> Result<Session> {
+        let at = at.into();
+        self.snapshot(|| {
+            let (sid, header, n) = self.sid_of(at)?;
+            self.session_at(sid, header, n)
+        })
+    }
+
+    /// The stored session `sid` whose header and event count were read already.
+    pub(crate) fn session_at(&self, sid: i64, header: Header, n: u32) -> Result<Session> {
+        let events = self.events_of(sid, &header.uri, 0, n.saturating_sub(1), n)?;
+        let warnings = self.warnings_of(sid, &header.uri)?;
+        Ok(Session {
+            header,
+            events,
+            warnings,
         })
     }
 
@@ -160,17 +282,23 @@ impl Store {
         Ok(out)
     }
 
-    /// The warnings raised while parsing session `uri`.
-    pub fn warnings(&self, uri: &str) -> Result<Vec<Warning>> {
+    /// The warnings raised while parsing a session (by uri or by source).
+    pub fn warnings<'a>(&self, at: impl Into<SessionRef<'a>>) -> Result<Vec<Warning>> {
+        let at = at.into();
         self.snapshot(|| {
-            let (sid, _, _) = self.sid_of(uri)?;
-            self.warnings_of(sid, uri)
+            let (sid, h, _) = self.sid_of(at)?;
+            self.warnings_of(sid, &h.uri)
         })
     }
 
-    /// The events of session `uri` with `seq` in `range` (inclusive, clipped to the session).
-    /// An inverted range is [`StoreError::InvalidWindow`].
-    pub fn events(&self, uri: &str, range: RangeInclusive<u32>) -> Result<Vec<Event>> {
+    /// The events of a session (by uri or by source) with `seq` in `range` (inclusive, clipped
+    /// to the session). An inverted range is [`StoreError::InvalidWindow`].
+    pub fn events<'a>(
+        &self,
+        at: impl Into<SessionRef<'a>>,
+        range: RangeInclusive<u32>,
+    ) -> Result<Vec<Event>> {
+        let at = at.into();
         if range.start() > range.end() {
             return Err(StoreError::InvalidWindow(format!(
                 "seq range {}-{} starts after it ends",
@@ -179,12 +307,12 @@ impl Store {
             )));
         }
         self.snapshot(|| {
-            let (sid, _, n) = self.sid_of(uri)?;
+            let (sid, h, n) = self.sid_of(at)?;
             if *range.start() >= n {
                 return Ok(Vec::new());
             }
             let to = (*range.end()).min(n.saturating_sub(1));
-            self.events_of(sid, uri, *range.start(), to, n)
+            self.events_of(sid, &h.uri, *range.start(), to, n)
         })
     }
 
@@ -246,9 +374,9 @@ impl Store {
         Ok(usize::try_from(n).unwrap_or(0))
     }
 
-    /// Number of events stored for session `uri`.
-    pub fn event_count(&self, uri: &str) -> Result<u32> {
-        Ok(self.sid_of(uri)?.2)
+    /// Number of events stored for a session (by uri or by source).
+    pub fn event_count<'a>(&self, at: impl Into<SessionRef<'a>>) -> Result<u32> {
+        Ok(self.sid_of(at)?.2)
     }
 
     /// Bytes used by the database file (main file; the WAL is checkpointed into it over time).

@@ -12,10 +12,18 @@
 //! Tables:
 //! - `files`: one row per discovered source (path + key inside a multi-session store) with its
 //!   fingerprint (size, mtime, xxh3 of the first 64 KB, a stat signature of side files), the
-//!   last resume point and the hash proving the bytes before it, and `live`.
-//! - `sessions`: one row per session (`sid` = the file's id), the header as JSON plus indexed
-//!   columns for the filters (provider, cwd, created, updated, kind, parent, live, title) and
-//!   `recency` (= updated, or the smallest integer when unknown) so lists read in index order.
+//!   last resume point and the hash proving the bytes before it, `live`, and `sid`: the session
+//!   currently indexed from it (`NULL` when none).
+//! - `sessions`: one row per indexed source (a session's identity is its source, not its uri:
+//!   two files holding one session id — a copied project folder — are two rows with the same
+//!   `uri`), the header as JSON plus indexed columns for the filters (provider, cwd, created,
+//!   updated, kind, parent, live, title) and `recency` (= updated, or the smallest integer when
+//!   unknown) so lists read in index order. `sid` comes from the `next_sid` counter in `meta`
+//!   and is never reused: a whole parse writes under a new sid.
+//! - `pending`: sids whose blocks no session row reaches (yet or any more): a session being
+//!   written in several transactions (`since` = its last commit, a heartbeat) or replaced
+//!   (`since` = 0). Readers never see them; a refresh deletes their rows in bounded steps, a
+//!   staged one only once its heartbeat is stale (its writer died).
 //! - `blocks`: a session's events in runs of consecutive events, each run one zstd blob
 //!   ([`crate::block`]); `id` = the first event's id `sid << 32 | seq` (so a session's blocks
 //!   are one contiguous rowid range and need no second index), `last` = its last seq, `kinds` =
@@ -38,7 +46,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::error::{Result, StoreError};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 /// Version of L1 (how sessions and events are stored and which parser produced them).
 pub const PARSER_VERSION: i64 = 1;
 /// Version of L2 (facts extracted from stored events).
@@ -62,11 +70,13 @@ CREATE TABLE files(
     prefix_hash INTEGER,
     live INTEGER NOT NULL DEFAULT 1,
     error TEXT,
+    sid INTEGER,
     UNIQUE(path, key)
 );
+CREATE INDEX files_sid ON files(sid);
 CREATE TABLE sessions(
     sid INTEGER PRIMARY KEY,
-    uri TEXT NOT NULL UNIQUE,
+    uri TEXT NOT NULL,
     provider TEXT NOT NULL,
     cwd TEXT,
     created INTEGER,
@@ -80,6 +90,7 @@ CREATE TABLE sessions(
     events INTEGER NOT NULL,
     header TEXT NOT NULL
 );
+CREATE INDEX sessions_uri ON sessions(uri);
 CREATE INDEX sessions_updated ON sessions(updated);
 CREATE INDEX sessions_recent ON sessions(recency DESC, uri);
 CREATE INDEX sessions_cwd ON sessions(cwd);
@@ -100,13 +111,14 @@ CREATE VIRTUAL TABLE events_fts USING fts5(
 );
 CREATE TABLE facts(sid INTEGER PRIMARY KEY, version INTEGER NOT NULL, body BLOB NOT NULL);
 CREATE TABLE edges(sid INTEGER PRIMARY KEY, version INTEGER NOT NULL, body BLOB NOT NULL);
+CREATE TABLE pending(sid INTEGER PRIMARY KEY, since INTEGER NOT NULL);
 ";
 
 /// See [`ensure`]: created with the schema and on opening an index made before it existed.
 const FILES_FINGERPRINT_INDEX: &str = "
 CREATE INDEX IF NOT EXISTS files_fingerprint ON files(
     path, key, fid, provider, size, mtime_ns, head_hash, related_sig, parser_version,
-    prefix_hash, live
+    prefix_hash, live, sid
 );
 ";
 

@@ -10,6 +10,7 @@ mod events;
 mod export;
 mod facts;
 mod facts_index;
+mod hardening_dupes;
 mod hardening_misc;
 mod hardening_redact;
 mod hardening_resolve;

@@ -41,6 +41,8 @@ pub(crate) struct RawHit {
 pub(crate) struct SessionMatch {
     pub key: i64,
     pub uri: String,
+    /// The primary source path: orders sessions that share a uri (one id in two files).
+    pub source: String,
     pub updated: Option<i64>,
     pub hits: Vec<RawHit>,
 }
@@ -338,8 +340,12 @@ pub(crate) fn rank(req: &SearchRequest, plan: &Plan, matches: Vec<SessionMatch>)
         SortOrder::Relevance => sb
             .total_cmp(sa)
             .then(recent(a).cmp(&recent(b)))
-            .then(a.uri.cmp(&b.uri)),
-        SortOrder::Time => recent(a).cmp(&recent(b)).then(a.uri.cmp(&b.uri)),
+            .then(a.uri.cmp(&b.uri))
+            .then(a.source.cmp(&b.source)),
+        SortOrder::Time => recent(a)
+            .cmp(&recent(b))
+            .then(a.uri.cmp(&b.uri))
+            .then(a.source.cmp(&b.source)),
     });
     let end = plan.offset.saturating_add(req.limit);
     let next_cursor = (sessions.len() > end).then(|| make_cursor(end, plan.binding));
@@ -483,6 +489,12 @@ pub fn search_direct(sessions: &[Session], req: &SearchRequest) -> Result<Search
             matches.push(SessionMatch {
                 key: i as i64,
                 uri: s.header.uri.clone(),
+                source: s
+                    .header
+                    .sources
+                    .first()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
                 updated: s.header.updated.map(time_to_i),
                 hits,
             });

@@ -11,6 +11,7 @@ use super::{Field, Hit, SearchPlan, SearchRequest, SearchResponse, SessionHits, 
 use crate::block::{kind_bit, Decoded};
 use crate::codec::{event_from, event_id_range, kind_from_i, kind_to_i, split_aux, time_to_i};
 use crate::error::{Result, StoreError};
+use crate::read::SessionRef;
 use crate::Store;
 
 /// Scanning per session range instead of the whole table below this many sessions in scope.
@@ -19,22 +20,87 @@ const RANGE_SCAN_MAX: usize = 256;
 impl Store {
     /// Searches every session in scope (S-S1…S-S6); see [`crate::search`] for the semantics.
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
-        self.snapshot(|| self.search_unlocked(req))
+        self.snapshot(|| self.search_unlocked(req, None))
     }
 
-    fn search_unlocked(&self, req: &SearchRequest) -> Result<SearchResponse> {
+    /// [`Store::search`] over the sessions indexed from `sources` only: the files a direct
+    /// search would parse (one discovery, after exclusions), so a session indexed from a file
+    /// outside it (another home, an excluded project, a copy opened by path) is not searched.
+    pub fn search_sources(
+        &self,
+        req: &SearchRequest,
+        sources: &[scry_source::SourceFile],
+    ) -> Result<SearchResponse> {
+        self.snapshot(|| {
+            let sids = self.sids_of_sources(sources)?;
+            self.search_unlocked(req, Some(sids))
+        })
+    }
+
+    /// The sids indexed from `sources`.
+    fn sids_of_sources(&self, sources: &[scry_source::SourceFile]) -> Result<HashSet<i64>> {
+        let wanted: HashSet<(String, String)> = sources
+            .iter()
+            .map(|f| {
+                (
+                    f.path.to_string_lossy().into_owned(),
+                    f.key.clone().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let mut out = HashSet::with_capacity(wanted.len());
+        if wanted.len() > 64 {
+            let mut st = self
+                .conn
+                .prepare_cached("SELECT path, key, sid FROM files WHERE sid IS NOT NULL")
+                .map_err(StoreError::db("read sources"))?;
+            let rows = st
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .map_err(StoreError::db("read sources"))?;
+            for row in rows {
+                let (path, key, sid): (String, String, i64) =
+                    row.map_err(StoreError::db("read sources"))?;
+                if wanted.contains(&(path, key)) {
+                    out.insert(sid);
+                }
+            }
+        } else {
+            let mut st = self
+                .conn
+                .prepare_cached("SELECT sid FROM files WHERE path = ?1 AND key = ?2")
+                .map_err(StoreError::db("read sources"))?;
+            for (path, key) in &wanted {
+                let sid: Option<Option<i64>> = st
+                    .query_row(params![path, key], |r| r.get(0))
+                    .optional()
+                    .map_err(StoreError::db("read sources"))?;
+                out.extend(sid.flatten());
+            }
+        }
+        Ok(out)
+    }
+
+    fn search_unlocked(
+        &self,
+        req: &SearchRequest,
+        within: Option<HashSet<i64>>,
+    ) -> Result<SearchResponse> {
         let plan = Plan::new(req, false)?;
-        let scope = self.scope_sids(req)?;
+        let scope = match (self.scope_sids(req)?, within) {
+            (Some(a), Some(b)) => Some(a.intersection(&b).copied().collect()),
+            (a, b) => a.or(b),
+        };
         let (by_sid, used) = self.collect(&plan, scope.as_ref())?;
         let meta = self.session_meta(by_sid.keys().copied())?;
         let mut matches = Vec::new();
         for (sid, hits) in by_sid {
-            let Some((uri, updated)) = meta.get(&sid).cloned() else {
+            let Some((uri, updated, source)) = meta.get(&sid).cloned() else {
                 continue;
             };
             matches.push(SessionMatch {
                 key: sid,
                 uri,
+                source,
                 updated,
                 hits,
             });
@@ -43,7 +109,7 @@ impl Store {
         let ranked = rank(req, &plan, matches);
         let mut sessions = Vec::new();
         for (m, best, n, more) in ranked.sessions {
-            let header = self.header(&m.uri)?;
+            let (header, _) = self.row_of(m.key)?;
             let hits = m
                 .hits
                 .iter()
@@ -67,21 +133,32 @@ impl Store {
         })
     }
 
-    /// Searches one session (S-Q5): its header comes back even with zero hits. `req.filter` is
-    /// ignored; `max_hits` is the page size and the cursor pages over hits.
-    pub fn search_session(&self, uri: &str, req: &SearchRequest) -> Result<SessionSearch> {
-        self.snapshot(|| self.search_session_unlocked(uri, req))
+    /// Searches one session (by uri or by source; S-Q5): its header comes back even with zero
+    /// hits. `req.filter` is ignored; `max_hits` is the page size and the cursor pages over hits.
+    pub fn search_session<'a>(
+        &self,
+        at: impl Into<SessionRef<'a>>,
+        req: &SearchRequest,
+    ) -> Result<SessionSearch> {
+        let at = at.into();
+        self.snapshot(|| self.search_session_unlocked(at, req))
     }
 
-    fn search_session_unlocked(&self, uri: &str, req: &SearchRequest) -> Result<SessionSearch> {
+    fn search_session_unlocked(
+        &self,
+        at: SessionRef<'_>,
+        req: &SearchRequest,
+    ) -> Result<SessionSearch> {
         let plan = Plan::new(req, true)?;
-        let (sid, header, _) = self.sid_of(uri)?;
+        let (sid, header, _) = self.sid_of(at)?;
+        let uri = header.uri.as_str();
         let scope: HashSet<i64> = [sid].into_iter().collect();
         let (mut by_sid, _) = self.collect(&plan, Some(&scope))?;
         let hits = by_sid.remove(&sid).unwrap_or_default();
         let mut matches = vec![SessionMatch {
             key: sid,
             uri: uri.to_string(),
+            source: String::new(),
             updated: None,
             hits,
         }];
@@ -101,44 +178,57 @@ impl Store {
         })
     }
 
-    /// `(uri, updated)` of the given sessions: one query per session for a few, one pass over
-    /// the table for many.
+    /// `(uri, updated, primary source path)` of the given sessions: one query per session for
+    /// a few, one pass over the table for many.
+    #[allow(clippy::type_complexity)]
     fn session_meta(
         &self,
         sids: impl Iterator<Item = i64>,
-    ) -> Result<HashMap<i64, (String, Option<i64>)>> {
+    ) -> Result<HashMap<i64, (String, Option<i64>, String)>> {
         let sids: Vec<i64> = sids.collect();
         let mut out = HashMap::with_capacity(sids.len());
-        let map = |r: &rusqlite::Row<'_>| -> rusqlite::Result<(i64, String, Option<i64>)> {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        type Meta = (i64, String, Option<i64>, String);
+        let map = |r: &rusqlite::Row<'_>| -> rusqlite::Result<Meta> {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+            ))
         };
         if sids.len() > 64 {
             let wanted: HashSet<i64> = sids.into_iter().collect();
             let mut st = self
                 .conn
-                .prepare_cached("SELECT sid, uri, updated FROM sessions")
+                .prepare_cached(
+                    "SELECT s.sid, s.uri, s.updated, f.path
+                     FROM sessions s LEFT JOIN files f ON f.sid = s.sid",
+                )
                 .map_err(StoreError::db("read sessions"))?;
             let rows = st
                 .query_map([], map)
                 .map_err(StoreError::db("read sessions"))?;
             for row in rows {
-                let (sid, uri, updated) = row.map_err(StoreError::db("read sessions"))?;
+                let (sid, uri, updated, path) = row.map_err(StoreError::db("read sessions"))?;
                 if wanted.contains(&sid) {
-                    out.insert(sid, (uri, updated));
+                    out.insert(sid, (uri, updated, path));
                 }
             }
         } else {
             let mut st = self
                 .conn
-                .prepare_cached("SELECT sid, uri, updated FROM sessions WHERE sid = ?1")
+                .prepare_cached(
+                    "SELECT s.sid, s.uri, s.updated, f.path
+                     FROM sessions s LEFT JOIN files f ON f.sid = s.sid WHERE s.sid = ?1",
+                )
                 .map_err(StoreError::db("read session"))?;
             for sid in sids {
-                if let Some((sid, uri, updated)) = st
+                if let Some((sid, uri, updated, path)) = st
                     .query_row([sid], map)
                     .optional()
                     .map_err(StoreError::db("read session"))?
                 {
-                    out.insert(sid, (uri, updated));
+                    out.insert(sid, (uri, updated, path));
                 }
             }
         }

@@ -9,3 +9,4 @@ mod facts;
 mod incremental;
 mod lines;
 mod search;
+mod staged;

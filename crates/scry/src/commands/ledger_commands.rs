@@ -74,14 +74,21 @@ pub fn use_index(ctx: &Ctx, l: &mut Loaded) -> Option<Vec<ReferenceCandidate>> {
         return None;
     }
     let store = scry_store::Store::open(&path).ok()?;
-    let uri = &l.session.header.uri;
-    let stored = crate::indexed::normalize(store.header(uri).ok()?);
+    // By uri, or, when two files hold this session id, by the source it was read from.
+    let mut at = scry_store::SessionRef::Uri(&l.session.header.uri);
+    if let Err(scry_store::StoreError::AmbiguousSession { .. }) = store.header(at) {
+        at = scry_store::SessionRef::Source {
+            path: l.session.header.sources.first()?,
+            key: None,
+        };
+    }
+    let stored = crate::indexed::normalize(store.header(at).ok()?);
     if stored != crate::indexed::normalize(l.session.header.clone())
-        || usize::try_from(store.event_count(uri).ok()?).ok()? != l.event_count
+        || usize::try_from(store.event_count(at).ok()?).ok()? != l.event_count
     {
         return None;
     }
-    let layers = store.facts(uri).ok()?;
+    let layers = store.facts(at).ok()?;
     l.facts = layers.facts;
     Some(layers.references)
 }

@@ -8,6 +8,13 @@
 //! hash of the 64 KB before it) → only the mtime is updated (a `touch`). A grown file whose
 //! provider supports resuming, and whose bytes before the last resume point hash the same, is
 //! parsed from that point only; anything else is re-parsed whole.
+//!
+//! The write lock is held in short transactions (SPEC S-I5, issue 15): small sessions are
+//! grouped, and a whole parse is written under a new sid that readers cannot reach, committing
+//! between blocks ([`crate::ingest::Stage`]), then swapped in by one short transaction that also
+//! checks no other writer swapped that source meanwhile. The replaced session's rows are deleted
+//! afterwards in bounded steps. Only a resume (appending to the reachable session) stays in one
+//! transaction, so it is taken only for at most [`RESUME_MAX_BYTES`] of new bytes.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -15,15 +22,21 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rusqlite::{params, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension};
 use scry_model::ProviderId;
-use scry_source::{file_stat, Emitter, ResumePoint, Source, SourceFile};
+use scry_source::{file_stat, ResumePoint, Source, SourceFile};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::error::{Result, StoreError};
-use crate::ingest::{delete_session, delete_tail, write_header, IndexSink};
+use crate::ingest::{collect_garbage, retire, Limits};
 use crate::schema::PARSER_VERSION;
 use crate::Store;
+
+mod lock;
+mod write;
+
+pub(crate) use lock::YIELD;
+use lock::{poll_when_busy, TxGuard};
 
 /// How much of a file's head is hashed, and the size of the window before a resume point.
 pub const HEAD_BYTES: u64 = 64 * 1024;
@@ -38,6 +51,10 @@ pub struct RefreshOptions {
     pub complete_all: bool,
     /// The given files are the complete discovery of these providers.
     pub complete_for: Vec<ProviderId>,
+    /// Test hook: commit a session written in several transactions after this many blocks
+    /// (default: only the time limit, [`BATCH_TIME`]).
+    #[doc(hidden)]
+    pub commit_blocks: Option<u64>,
 }
 
 impl RefreshOptions {
@@ -116,33 +133,41 @@ pub struct RefreshReport {
     pub bytes_hashed: u64,
     /// Events written.
     pub events_written: u64,
+    /// Transactions committed in the middle of writing one session (each kept the write lock
+    /// at most about [`BATCH_TIME`]).
+    pub staged_commits: u64,
 }
 
 /// Events written before the refresh commits its transaction.
 pub const BATCH_EVENTS: u64 = 50_000;
-/// Time after which the refresh commits its transaction.
-pub const BATCH_TIME: Duration = Duration::from_millis(1000);
-
-fn begin(conn: &mut rusqlite::Connection) -> Result<rusqlite::Transaction<'_>> {
-    conn.transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(StoreError::db("begin index transaction"))
-}
+/// Time after which the refresh commits its transaction (also in the middle of a session).
+pub const BATCH_TIME: Duration = Duration::from_millis(500);
+/// New bytes above which a grown file is re-parsed whole (in short transactions) instead of
+/// resumed (one transaction).
+pub const RESUME_MAX_BYTES: u64 = 16 << 20;
 
 /// The open transaction of a refresh, and the fingerprint of every indexed source as the
 /// transaction saw it when it began (read in one query: one lookup per file was most of a
 /// warm refresh).
 struct Batch<'c> {
-    tx: rusqlite::Transaction<'c>,
+    tx: &'c Connection,
     rows: HashMap<(String, String), FileRow>,
+    limits: Limits,
+    /// When the current transaction began.
+    since: Instant,
+    /// A staged session committed: the rows read at the start may be stale, end the batch.
+    restarted: bool,
 }
 
 /// The columns of `files` a refresh reads, in [`FileRow::from_sql`]'s order: all in the
 /// `files_fingerprint` index, so reading them never touches the resume points.
 const FILE_COLUMNS: &str =
-    "fid, size, mtime_ns, head_hash, related_sig, parser_version, prefix_hash, live";
+    "fid, size, mtime_ns, head_hash, related_sig, parser_version, prefix_hash, live, sid";
 
 struct FileRow {
     fid: i64,
+    /// The session indexed from this source.
+    sid: Option<i64>,
     size: i64,
     mtime_ns: i64,
     head_hash: i64,
@@ -164,6 +189,7 @@ impl FileRow {
             parser_version: r.get(at + 5)?,
             prefix_hash: r.get(at + 6)?,
             live: r.get::<_, i64>(at + 7)? != 0,
+            sid: r.get(at + 8)?,
         })
     }
 }
@@ -172,7 +198,7 @@ impl FileRow {
 const BULK_MIN_FILES: usize = 64;
 
 /// Every row of `files`, keyed by (path, key).
-fn all_file_rows(tx: &rusqlite::Transaction<'_>) -> Result<HashMap<(String, String), FileRow>> {
+fn all_file_rows(tx: &Connection) -> Result<HashMap<(String, String), FileRow>> {
     let mut st = tx
         .prepare(&format!("SELECT path, key, {FILE_COLUMNS} FROM files"))
         .map_err(StoreError::db("read file fingerprints"))?;
@@ -286,17 +312,30 @@ impl Store {
             ..Default::default()
         };
         let mut seen: HashSet<(String, String)> = HashSet::new();
+        let limits = Limits {
+            time: BATCH_TIME,
+            blocks: opts.commit_blocks.unwrap_or(u64::MAX).max(1),
+        };
+        poll_when_busy(&self.conn)?;
         let mut i = 0;
         loop {
-            let tx = begin(&mut self.conn)?;
+            if i > 0 {
+                std::thread::sleep(YIELD);
+            }
+            let guard = TxGuard::begin(&self.conn)?;
             // One scan of the table pays for many files; one file (`show`) looks itself up.
             let rows = if files.len() - i >= BULK_MIN_FILES {
-                all_file_rows(&tx)?
+                all_file_rows(&self.conn)?
             } else {
                 HashMap::new()
             };
-            let mut batch = Batch { tx, rows };
-            let since = Instant::now();
+            let mut batch = Batch {
+                tx: &self.conn,
+                rows,
+                limits,
+                since: Instant::now(),
+                restarted: false,
+            };
             let events_at_begin = report.events_written;
             let mut aborted = false;
             while i < files.len() {
@@ -317,7 +356,8 @@ impl Store {
                     break;
                 }
                 if report.events_written - events_at_begin >= BATCH_EVENTS
-                    || since.elapsed() >= BATCH_TIME
+                    || batch.since.elapsed() >= BATCH_TIME
+                    || batch.restarted
                 {
                     break;
                 }
@@ -326,10 +366,7 @@ impl Store {
             if done {
                 batch.mark_vanished(&seen, opts, &mut report)?;
             }
-            batch
-                .tx
-                .commit()
-                .map_err(StoreError::db("commit index batch"))?;
+            guard.commit()?;
             if aborted {
                 return Err(StoreError::Aborted);
             }
@@ -337,39 +374,48 @@ impl Store {
                 break;
             }
         }
+        collect_garbage(&self.conn, limits)?;
         Ok(report)
     }
 
     /// Removes every session whose source is gone (`live: false`) and its file record
     /// (`index --prune`). Returns how many sessions were removed.
     pub fn prune(&mut self) -> Result<usize> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(StoreError::db("begin prune"))?;
-        let fids: Vec<i64> = {
+        poll_when_busy(&self.conn)?;
+        let guard = TxGuard::begin(&self.conn)?;
+        let tx = &self.conn;
+        let fids: Vec<(i64, Option<i64>)> = {
             let mut st = tx
-                .prepare("SELECT fid FROM files WHERE live = 0")
+                .prepare("SELECT fid, sid FROM files WHERE live = 0")
                 .map_err(StoreError::db("list vanished"))?;
             let rows = st
-                .query_map([], |r| r.get(0))
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
                 .map_err(StoreError::db("list vanished"))?;
             rows.collect::<rusqlite::Result<_>>()
                 .map_err(StoreError::db("list vanished"))?
         };
         let mut removed = 0;
-        for fid in fids {
-            let had: i64 = tx
-                .query_row("SELECT count(*) FROM sessions WHERE sid = ?1", [fid], |r| {
-                    r.get(0)
-                })
-                .map_err(StoreError::db("count session"))?;
-            delete_session(&tx, fid)?;
+        for (fid, sid) in fids {
+            if let Some(sid) = sid {
+                let had: i64 = tx
+                    .query_row("SELECT count(*) FROM sessions WHERE sid = ?1", [sid], |r| {
+                        r.get(0)
+                    })
+                    .map_err(StoreError::db("count session"))?;
+                retire(tx, sid)?;
+                removed += usize::try_from(had).unwrap_or(0);
+            }
             tx.execute("DELETE FROM files WHERE fid = ?1", [fid])
                 .map_err(StoreError::db("delete file"))?;
-            removed += usize::try_from(had).unwrap_or(0);
         }
-        tx.commit().map_err(StoreError::db("commit prune"))?;
+        guard.commit()?;
+        collect_garbage(
+            &self.conn,
+            Limits {
+                time: BATCH_TIME,
+                blocks: u64::MAX,
+            },
+        )?;
         Ok(removed)
     }
 }
@@ -471,8 +517,10 @@ impl Batch<'_> {
         // Append-only growth: continue from the last safe point when its prefix is intact.
         if let Some(r) = row.as_ref().filter(|_| same_base) {
             if let (Some(rp), Some(true), true) = (&resume, prefix_ok, source.resume_support()) {
-                if size >= r.size {
-                    match self.parse_file(source, file, Some(r.fid), Some(rp), fp, report)? {
+                // A resume appends in one transaction: only for a bounded amount of new bytes.
+                let new_bytes = u64::try_from(size).unwrap_or(0).saturating_sub(rp.offset);
+                if size >= r.size && new_bytes <= RESUME_MAX_BYTES {
+                    match self.parse_file(source, file, Some(r), Some(rp), fp, report)? {
                         Ok(ParseOutcome::Done { events }) => {
                             report.resumed += 1;
                             report.events_written += events;
@@ -483,7 +531,7 @@ impl Batch<'_> {
                 }
             }
         }
-        match self.parse_file(source, file, row.as_ref().map(|r| r.fid), None, fp, report)? {
+        match self.parse_file(source, file, row.as_ref(), None, fp, report)? {
             Ok(ParseOutcome::Done { events }) => {
                 report.parsed += 1;
                 report.events_written += events;
@@ -509,58 +557,11 @@ impl Batch<'_> {
                 .map_err(StoreError::db("revive file"))?;
             let n = self
                 .tx
-                .execute("UPDATE sessions SET live = 1 WHERE sid = ?1", [r.fid])
+                .execute("UPDATE sessions SET live = 1 WHERE sid = ?1", [r.sid])
                 .map_err(StoreError::db("revive session"))?;
             report.revived += n;
         }
         Ok(())
-    }
-
-    /// Parses one file. A file indexed before is re-parsed inside a savepoint, so a failure
-    /// keeps its previous session; a new file is written straight into the batch (FTS5 flushes
-    /// its pending terms at every savepoint, which would make a cold index slow) and removed
-    /// again if its parse fails. The outer `Result` is a database failure (fatal); the inner
-    /// `Err` is the provider's message.
-    fn parse_file(
-        &mut self,
-        source: &dyn Source,
-        file: &SourceFile,
-        fid: Option<i64>,
-        resume: Option<&ResumePoint>,
-        fp: (i64, i64, i64, i64),
-        report: &mut RefreshReport,
-    ) -> Result<std::result::Result<ParseOutcome, String>> {
-        if let Some(sid) = fid {
-            let sp = self
-                .tx
-                .savepoint()
-                .map_err(StoreError::db("begin session savepoint"))?;
-            let out = write_parse(&sp, source, file, sid, resume, fp, report)?;
-            if matches!(out, Ok(ParseOutcome::Done { .. })) {
-                sp.commit()
-                    .map_err(StoreError::db("release session savepoint"))?;
-            }
-            return Ok(out);
-        }
-        let path = file.path.to_string_lossy().into_owned();
-        let key = file.key.clone().unwrap_or_default();
-        self.tx
-            .execute(
-                "INSERT INTO files(path, key, provider, size, mtime_ns, head_hash,
-                                   related_sig, parser_version)
-                 VALUES(?1, ?2, ?3, -1, 0, 0, 0, 0)",
-                params![path, key, file.provider.as_str()],
-            )
-            .map_err(StoreError::db("insert file"))?;
-        let sid = self.tx.last_insert_rowid();
-        let out = write_parse(&self.tx, source, file, sid, resume, fp, report)?;
-        if !matches!(out, Ok(ParseOutcome::Done { .. })) {
-            delete_session(&self.tx, sid)?;
-            self.tx
-                .execute("DELETE FROM files WHERE fid = ?1", [sid])
-                .map_err(StoreError::db("remove failed file"))?;
-        }
-        Ok(out)
     }
 
     /// Remembers a failed parse with the file's fingerprint, so an unchanged broken source is not
@@ -608,18 +609,21 @@ impl Batch<'_> {
         opts: &RefreshOptions,
         report: &mut RefreshReport,
     ) -> Result<()> {
-        let rows: Vec<(i64, String, String, String)> = {
+        type Live = (i64, String, String, String, Option<i64>);
+        let rows: Vec<Live> = {
             let mut st = self
                 .tx
-                .prepare("SELECT fid, path, key, provider FROM files WHERE live = 1")
+                .prepare("SELECT fid, path, key, provider, sid FROM files WHERE live = 1")
                 .map_err(StoreError::db("list files"))?;
             let rows = st
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .query_map([], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })
                 .map_err(StoreError::db("list files"))?;
             rows.collect::<rusqlite::Result<_>>()
                 .map_err(StoreError::db("list files"))?
         };
-        for (fid, path, key, provider) in rows {
+        for (fid, path, key, provider, sid) in rows {
             if seen.contains(&(path.clone(), key)) {
                 continue;
             }
@@ -634,95 +638,10 @@ impl Batch<'_> {
                     .map_err(StoreError::db("mark vanished"))?;
                 report.vanished += self
                     .tx
-                    .execute("UPDATE sessions SET live = 0 WHERE sid = ?1", [fid])
+                    .execute("UPDATE sessions SET live = 0 WHERE sid = ?1", [sid])
                     .map_err(StoreError::db("mark vanished"))?;
             }
         }
         Ok(())
     }
-}
-
-/// Streams one session into `conn` (a savepoint or the batch transaction) and updates its
-/// fingerprint; on a provider error nothing after the deletions is written.
-fn write_parse(
-    conn: &rusqlite::Connection,
-    source: &dyn Source,
-    file: &SourceFile,
-    sid: i64,
-    resume: Option<&ResumePoint>,
-    fp: (i64, i64, i64, i64),
-    report: &mut RefreshReport,
-) -> Result<std::result::Result<ParseOutcome, String>> {
-    let (first_seq, first_warning) = match resume {
-        Some(rp) => (rp.emitter.events, rp.emitter.warnings),
-        None => (0, 0),
-    };
-    let kept = delete_tail(conn, sid, first_seq, first_warning)?;
-    let mut sink = IndexSink::new(conn, sid, first_warning, kept);
-    let parsed = {
-        let (out, res) = match resume {
-            Some(rp) => {
-                let mut out = Emitter::resumed(&mut sink, &rp.emitter);
-                let res = source.parse_into_from(file, rp, &mut out);
-                (out, res)
-            }
-            None => {
-                let mut out = Emitter::new(&mut sink);
-                let res = source.parse_into(file, &mut out);
-                (out, res)
-            }
-        };
-        match res {
-            Ok(mut header) => {
-                out.finish_header(&mut header);
-                Ok((header, out.count()))
-            }
-            Err(e) => Err(e.to_string()),
-        }
-    };
-    if let Some(e) = sink.error.take() {
-        return Err(e);
-    }
-    let (header, count) = match parsed {
-        Ok(x) => x,
-        Err(message) => {
-            drop(sink);
-            return Ok(if resume.is_some() {
-                Ok(ParseOutcome::ResumeRefused)
-            } else {
-                Err(message)
-            });
-        }
-    };
-    sink.finish()?;
-    let new_resume = sink.resume.take().or_else(|| resume.cloned());
-    let events = sink.written;
-    drop(sink);
-    write_header(conn, sid, &header, count, true)?;
-    let prefix = new_resume
-        .as_ref()
-        .and_then(|rp| prefix_hash(&file.path, rp.offset, &mut report.bytes_hashed));
-    let resume_json = match (&new_resume, prefix) {
-        (Some(rp), Some(_)) => serde_json::to_string(rp).ok(),
-        _ => None,
-    };
-    conn.execute(
-        "UPDATE files SET provider = ?1, size = ?2, mtime_ns = ?3, head_hash = ?4,
-             related_sig = ?5, parser_version = ?6, resume = ?7, prefix_hash = ?8, live = 1,
-             error = NULL
-         WHERE fid = ?9",
-        params![
-            file.provider.as_str(),
-            fp.0,
-            fp.1,
-            fp.2,
-            fp.3,
-            PARSER_VERSION,
-            resume_json,
-            prefix,
-            sid
-        ],
-    )
-    .map_err(StoreError::db("update fingerprint"))?;
-    Ok(Ok(ParseOutcome::Done { events }))
 }

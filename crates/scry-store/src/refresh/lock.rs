@@ -1,0 +1,62 @@
+//! Lock etiquette of the index writers: short transactions begun with `BEGIN IMMEDIATE` and
+//! rolled back when dropped, a pause between two transactions of one writer, and a busy
+//! handler that polls often enough to get in during another writer's pause.
+
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+use crate::error::{Result, StoreError};
+
+/// Pause between two transactions of one writer, so a waiting writer gets the lock (SQLite's
+/// locks are not fair: a writer that begins again at once can starve the others).
+pub(crate) const YIELD: Duration = Duration::from_millis(10);
+
+/// Longest a writer waits for the lock before giving up.
+const BUSY_WAIT: Duration = Duration::from_secs(10);
+
+/// A busy handler polling every millisecond or two (SQLite's default backs off to 100 ms
+/// between tries, and would miss the [`YIELD`] gaps of another writer) for [`BUSY_WAIT`].
+/// `Store::open` should use it too (its schema check takes the write lock).
+pub(crate) fn busy_poll(attempt: i32) -> bool {
+    const STEP: Duration = Duration::from_millis(2);
+    let tries = BUSY_WAIT.as_millis() / STEP.as_millis();
+    if u128::try_from(attempt).unwrap_or(0) >= tries {
+        return false;
+    }
+    std::thread::sleep(STEP);
+    true
+}
+
+/// Makes `conn` wait for the write lock with [`busy_poll`].
+pub(crate) fn poll_when_busy(conn: &Connection) -> Result<()> {
+    conn.busy_handler(Some(busy_poll))
+        .map_err(StoreError::db("configure busy handler"))
+}
+
+/// An open write transaction on a connection, rolled back when dropped uncommitted (an early
+/// return on an error). Plain SQL rather than `rusqlite::Transaction`, because a staged session's
+/// sink commits and begins again on the same connection.
+pub(crate) struct TxGuard<'c>(&'c Connection);
+
+impl<'c> TxGuard<'c> {
+    pub(crate) fn begin(conn: &'c Connection) -> Result<Self> {
+        conn.execute_batch("BEGIN IMMEDIATE")
+            .map_err(StoreError::db("begin index transaction"))?;
+        Ok(TxGuard(conn))
+    }
+
+    pub(crate) fn commit(self) -> Result<()> {
+        self.0
+            .execute_batch("COMMIT")
+            .map_err(StoreError::db("commit index batch"))
+    }
+}
+
+impl Drop for TxGuard<'_> {
+    fn drop(&mut self) {
+        if !self.0.is_autocommit() {
+            let _ = self.0.execute_batch("ROLLBACK");
+        }
+    }
+}
