@@ -10,6 +10,7 @@ mod events;
 mod export;
 mod facts;
 mod facts_index;
+mod hardening_index;
 mod http;
 mod index_cli;
 mod inspect;
