@@ -78,6 +78,20 @@ pub use search::{
 /// How long a statement waits for another connection's lock (see [`Store::set_busy_timeout`]).
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// Runs `op` again while it fails with `SQLITE_BUSY` / `SQLITE_LOCKED`, for up to
+/// [`BUSY_TIMEOUT`].
+fn retry_busy<T>(mut op: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let start = std::time::Instant::now();
+    loop {
+        match op() {
+            Err(e) if integrity::is_busy(&e) && start.elapsed() < BUSY_TIMEOUT => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Where the index lives: `$SCRY_DB` when set, else `$XDG_DATA_HOME/scry/index.db`
 /// (`~/.local/share/scry/index.db`).
 pub fn default_db_path(env: &Env) -> PathBuf {
@@ -135,18 +149,30 @@ impl Store {
         .map_err(StoreError::db(format!("open {ctx}")))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(StoreError::db(format!("configure {ctx}")))?;
-        if owner != integrity::Ownership::Ours {
+        // Both may need an exclusive lock that SQLite refuses at once, without the busy
+        // handler, when another opener of a new file holds a shared one: retried.
+        retry_busy(|| {
+            if owner == integrity::Ownership::Ours {
+                return Ok(());
+            }
             // Before WAL: on a new file this is the first write, so the id is in the main file
             // from the start (a crash before the first checkpoint cannot leave an id-less file).
-            conn.pragma_update(None, "application_id", APPLICATION_ID)
-                .map_err(|e| StoreError::db(format!("configure {ctx}"))(e).in_index(path))?;
-        }
-        conn.execute_batch(
-            "PRAGMA journal_mode = WAL;
-             PRAGMA synchronous = NORMAL;
-             PRAGMA temp_store = MEMORY;
-             PRAGMA cache_size = -32768;",
-        )
+            let id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+            if id != APPLICATION_ID {
+                conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+            }
+            Ok(())
+        })
+        .and_then(|()| {
+            retry_busy(|| {
+                conn.execute_batch(
+                    "PRAGMA journal_mode = WAL;
+                     PRAGMA synchronous = NORMAL;
+                     PRAGMA temp_store = MEMORY;
+                     PRAGMA cache_size = -32768;",
+                )
+            })
+        })
         .map_err(|e| StoreError::db(format!("configure {ctx}"))(e).in_index(path))?;
         conn.set_prepared_statement_cache_capacity(64);
         schema::ensure(&mut conn, versions).map_err(|e| e.in_index(path))?;

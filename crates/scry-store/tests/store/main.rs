@@ -8,4 +8,5 @@ mod corpus;
 mod facts;
 mod incremental;
 mod lines;
+mod ownership;
 mod search;
