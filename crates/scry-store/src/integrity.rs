@@ -260,7 +260,10 @@ impl Store {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "index.db".into());
-        let temp = path.with_file_name(format!(".{name}.rebuild-{}", std::process::id()));
+        // Unique per process and call: two threads of one server may rebuild at once.
+        static REBUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = REBUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let temp = path.with_file_name(format!(".{name}.rebuild-{}-{n}", std::process::id()));
         remove_database(&temp);
         let built = (|| {
             let mut fresh = Store::open(&temp)?;
