@@ -18,6 +18,9 @@ pub struct Opened {
     pub file: SourceFile,
     /// The index, refreshed for this session (`None`: `--no-index`, or the index is unusable).
     pub index: Option<scry_store::Store>,
+    /// Set when a read met damage in `index` (already rebuilt on disk): later reads of this
+    /// handle parse the source instead of meeting it again.
+    damaged: std::cell::Cell<bool>,
 }
 
 /// Discovers every provider and resolves `reference` (S-E3).
@@ -34,6 +37,7 @@ pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
         catalog,
         file,
         index,
+        damaged: std::cell::Cell::new(false),
     })
 }
 
@@ -55,7 +59,7 @@ impl Opened {
         // From the index when it holds the session (a source it could not parse is re-read
         // directly so the error is the direct one).
         let mut skip = 0;
-        if let Some(store) = &self.index {
+        if let Some(store) = self.index.as_ref().filter(|_| !self.damaged.get()) {
             match crate::indexed::replay_file(store, &self.file, sink) {
                 Ok(Some(header)) => return Ok(header),
                 Ok(None) => {}
@@ -63,6 +67,7 @@ impl Opened {
                 // read and decoded without error) are the session's first ones; the rest comes
                 // from the source, after the index is rebuilt aside.
                 Err((e, delivered)) if e.is_corrupt() => {
+                    self.damaged.set(true);
                     let path = store.path().to_path_buf();
                     let _ = crate::indexed::recover(
                         &path,

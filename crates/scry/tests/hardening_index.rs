@@ -363,7 +363,7 @@ fn index_all_and_index_rebuild_repair_a_damaged_index() {
     assert_eq!(integrity(&db), "ok");
 }
 
-/// A stored block damaged in a session's second replay window: `show` and `turns` have already
+/// A stored block damaged in a session's second replay window: `show`, `turns` and `events` have already
 /// received the first 2000 events from the index when the damage shows; the rest comes from
 /// the source, so the output still equals `--no-index`.
 #[test]
@@ -395,7 +395,13 @@ fn damage_met_mid_replay_still_answers_like_the_source() {
     }
     std::fs::write(&db, &file).unwrap();
     let pristine = std::fs::read(&db).unwrap();
-    for args in [&["show", id][..], &["turns", id]] {
+    // `events --surface` reads the session twice through one handle: the damage is met (and
+    // warned about) once.
+    for args in [
+        &["show", id][..],
+        &["turns", id],
+        &["events", id, "--surface", "current", "--seq", "2590-2600"],
+    ] {
         std::fs::write(&db, &pristine).unwrap();
         let want = direct(home.path(), &db, args);
         assert_eq!(want.code, 0, "{}", want.render());
