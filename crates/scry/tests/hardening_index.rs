@@ -502,3 +502,21 @@ fn indexer_waits_for_another_writer() {
         out.render()
     );
 }
+
+/// Page 1 overwritten: the header no longer says SQLite, let alone scry, so the file cannot be
+/// told apart from someone else's; it is refused untouched like one (delete it to start over).
+#[test]
+fn page_one_damage_is_refused_not_guessed() {
+    let home = real_home();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.db");
+    build(&home, &db);
+    overwrite_page(&db, 1, 99);
+    assert_refused_untouched(&home, &db);
+    std::fs::remove_file(&db).unwrap();
+    let out = run(&home, &db, &["list", "--global"]);
+    assert_eq!(
+        out.render(),
+        direct(&home, &db, &["list", "--global"]).render()
+    );
+}
