@@ -15,7 +15,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rusqlite::OptionalExtension;
 use scry_model::{Header, ProviderId, SessionKind, Timestamp, Warning};
@@ -23,6 +23,7 @@ use scry_source::{EventSink, Source, SourceFile};
 use scry_store::{RefreshOptions, Store, StoreError};
 
 use crate::catalog::Entry;
+use crate::error::QueryResult;
 use crate::Context;
 
 /// Events read from the index per window while replaying a session (bounds memory).
@@ -41,14 +42,23 @@ pub fn db_path(ctx: &Context) -> Option<PathBuf> {
     Some(scry_store::default_db_path(&ctx.env))
 }
 
-/// Opens the index, or says on stderr why the sources are read directly instead.
-pub fn open(ctx: &Context) -> Option<Store> {
-    let path = db_path(ctx)?;
+/// Opens the index, or says on stderr why the sources are read directly instead (`Ok(None)`).
+///
+/// A file at the index location that is not a scry index is a configuration error: the
+/// command fails (exit 1) with one line naming the file, which stays untouched. A damaged
+/// index is replaced by a fresh one at once ([`recover`]; the command's own refresh then fills
+/// it), so nothing is read from it.
+pub fn open(ctx: &Context) -> QueryResult<Option<Store>> {
+    let Some(path) = db_path(ctx) else {
+        return Ok(None);
+    };
     match Store::open(&path) {
-        Ok(store) => Some(store),
+        Ok(store) => Ok(Some(store)),
+        Err(e @ StoreError::NotAnIndex { .. }) => Err(e.into()),
+        Err(e) if e.is_corrupt() => Ok(recover(&path, &e, &[], &[])),
         Err(e) => {
             unavailable(&e);
-            None
+            Ok(None)
         }
     }
 }
@@ -58,8 +68,39 @@ pub fn unavailable(e: &StoreError) {
     eprintln!("warning: index unavailable ({e}); reading the sources directly");
 }
 
-/// Brings `files` up to date in the index (unchanged files are only stat'ed). A failure of the
-/// index itself is reported and returns `false` (callers then parse directly).
+/// Replaces the damaged index at `path` by a fresh one holding `files`, built aside and swapped
+/// in ([`Store::rebuild`]), after one warning naming the file; nothing is read from the old
+/// file. `None` (with the [`unavailable`] warning) when the rebuild fails: the caller then
+/// parses the sources directly.
+pub fn recover(
+    path: &Path,
+    damage: &StoreError,
+    sources: &[Box<dyn Source>],
+    files: &[SourceFile],
+) -> Option<Store> {
+    let damage = match damage {
+        StoreError::DamagedIndex { .. } => damage.to_string(),
+        other => format!("index {} is damaged ({other})", path.display()),
+    };
+    eprintln!("warning: {damage}; rebuilding it from the sources");
+    match Store::rebuild(
+        path,
+        sources,
+        files,
+        &RefreshOptions::partial(),
+        &mut |_| true,
+    ) {
+        Ok((store, _)) => Some(store),
+        Err(e) => {
+            unavailable(&e);
+            None
+        }
+    }
+}
+
+/// Brings `files` up to date in the index (unchanged files are only stat'ed). A damaged index
+/// is rebuilt with `files` and replaces `store` ([`recover`]); any other failure of the index
+/// is reported and returns `false` (callers then parse directly).
 ///
 /// Usually this is a stat per file; when it runs longer than a second (a first run, many changed
 /// sessions) and stderr is a terminal, a progress bar appears there and is cleared afterwards.
@@ -87,6 +128,16 @@ pub fn refresh(store: &mut Store, sources: &[Box<dyn Source>], files: &[SourceFi
     }
     match result {
         Ok(_) => true,
+        Err(e) if e.is_corrupt() => {
+            let path = store.path().to_path_buf();
+            match recover(&path, &e.in_index(&path), sources, files) {
+                Some(fresh) => {
+                    *store = fresh;
+                    true
+                }
+                None => false,
+            }
+        }
         Err(e) => {
             unavailable(&e);
             false
@@ -94,8 +145,8 @@ pub fn refresh(store: &mut Store, sources: &[Box<dyn Source>], files: &[SourceFi
     }
 }
 
-/// The uri of the session indexed from `file`, if it is indexed.
-pub fn uri_of(store: &Store, file: &SourceFile) -> Option<String> {
+/// [`uri_of`] with the store's error: `Err` when the index could not answer.
+pub fn lookup_uri(store: &Store, file: &SourceFile) -> Result<Option<String>, StoreError> {
     let path = file.path.to_string_lossy();
     let key = file.key.clone().unwrap_or_default();
     store
@@ -107,8 +158,19 @@ pub fn uri_of(store: &Store, file: &SourceFile) -> Option<String> {
             |r| r.get::<_, String>(0),
         )
         .optional()
-        .ok()
-        .flatten()
+        .map_err(|e| {
+            StoreError::Persistence {
+                context: "look up a source".into(),
+                source: e,
+            }
+            .in_index(store.path())
+        })
+}
+
+/// The uri of the session indexed from `file`, if it is indexed (`None` also when the index
+/// cannot answer: see [`lookup_uri`]).
+pub fn uri_of(store: &Store, file: &SourceFile) -> Option<String> {
+    lookup_uri(store, file).ok().flatten()
 }
 
 /// `files` less those whose indexed session's stored cwd lies in an excluded project: what a
@@ -177,6 +239,60 @@ pub fn replay(
         sink.warning(w);
     }
     Ok(normalize(header))
+}
+
+/// Replays the session indexed from `file` into `sink` ([`replay`]); `Ok(None)` when the index
+/// does not hold it. On an error, the number of events already delivered comes with it.
+pub fn replay_file(
+    store: &Store,
+    file: &SourceFile,
+    sink: &mut dyn EventSink,
+) -> Result<Option<Header>, (StoreError, usize)> {
+    if lookup_uri(store, file).map_err(|e| (e, 0))?.is_none() {
+        return Ok(None);
+    }
+    let mut counted = SkipSink::new(sink, 0);
+    match replay(store, file, &mut counted) {
+        Ok(h) => Ok(Some(h)),
+        Err(e) => Err((e, counted.seen)),
+    }
+}
+
+/// A sink that drops the first `skip` events and forwards the rest (and every warning):
+/// continues a replay that stopped after `skip` events with a direct parse.
+pub struct SkipSink<'a> {
+    inner: &'a mut dyn EventSink,
+    skip: usize,
+    seen: usize,
+}
+
+impl<'a> SkipSink<'a> {
+    /// Forwards to `inner` from the `skip`-th event on.
+    pub fn new(inner: &'a mut dyn EventSink, skip: usize) -> Self {
+        SkipSink {
+            inner,
+            skip,
+            seen: 0,
+        }
+    }
+}
+
+impl EventSink for SkipSink<'_> {
+    fn event(&mut self, event: scry_model::Event) {
+        self.seen += 1;
+        if self.seen > self.skip {
+            self.inner.event(event);
+        }
+    }
+    fn warning(&mut self, warning: Warning) {
+        self.inner.warning(warning);
+    }
+    fn wants_resume_points(&self) -> bool {
+        self.inner.wants_resume_points()
+    }
+    fn resume_point(&mut self, point: scry_source::ResumePoint) {
+        self.inner.resume_point(point);
+    }
 }
 
 /// The headers of `files` for `list`, and the stored header JSON to complete the rows of a page.
@@ -249,12 +365,22 @@ pub fn headers(
     ctx: &Context,
     catalog: &crate::catalog::Catalog,
     files: &[&SourceFile],
-) -> ListHeaders {
+) -> QueryResult<ListHeaders> {
     let mut stored: HashMap<(String, String), String> = HashMap::new();
-    if let Some(mut store) = open(ctx) {
+    if let Some(mut store) = open(ctx)? {
         let owned: Vec<SourceFile> = files.iter().map(|f| (*f).clone()).collect();
         if refresh(&mut store, catalog.sources(), &owned) {
-            stored = stored_headers(&store, files);
+            stored = match stored_headers(&store, files) {
+                Ok(s) => s,
+                Err(e) if e.is_corrupt() => {
+                    let path = store.path().to_path_buf();
+                    drop(store);
+                    recover(&path, &e.in_index(&path), catalog.sources(), &owned)
+                        .and_then(|fresh| stored_headers(&fresh, files).ok())
+                        .unwrap_or_default()
+                }
+                Err(_) => HashMap::new(),
+            };
         }
     }
     let mut entries: Vec<Option<Entry>> = Vec::with_capacity(files.len());
@@ -282,16 +408,20 @@ pub fn headers(
         e.header = normalize(e.header);
         e
     }));
-    ListHeaders {
+    Ok(ListHeaders {
         entries: out,
         warnings,
         stored,
-    }
+    })
 }
 
 /// The stored header JSON of each of `files` the index holds without a parse error, keyed by
-/// (path, key).
-fn stored_headers(store: &Store, files: &[&SourceFile]) -> HashMap<(String, String), String> {
+/// (path, key). Any error of the index (a damaged page met mid-way included) is returned, never
+/// a partial map.
+fn stored_headers(
+    store: &Store,
+    files: &[&SourceFile],
+) -> Result<HashMap<(String, String), String>, StoreError> {
     let wanted: HashSet<(String, String)> = files
         .iter()
         .map(|f| {
@@ -301,27 +431,33 @@ fn stored_headers(store: &Store, files: &[&SourceFile]) -> HashMap<(String, Stri
             )
         })
         .collect();
+    let failed = |source| StoreError::Persistence {
+        context: "read stored headers".into(),
+        source,
+    };
     let mut out = HashMap::new();
-    let Ok(mut st) = store.connection().prepare(
-        "SELECT f.path, f.key, s.header FROM files f JOIN sessions s ON s.sid = f.sid
-         WHERE f.error IS NULL AND f.live = 1",
-    ) else {
-        return out;
-    };
-    let Ok(rows) = st.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-        ))
-    }) else {
-        return out;
-    };
-    for (path, key, header) in rows.flatten() {
+    let mut st = store
+        .connection()
+        .prepare(
+            "SELECT f.path, f.key, s.header FROM files f JOIN sessions s ON s.sid = f.sid
+             WHERE f.error IS NULL AND f.live = 1",
+        )
+        .map_err(failed)?;
+    let rows = st
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })
+        .map_err(failed)?;
+    for row in rows {
+        let (path, key, header) = row.map_err(failed)?;
         let k = (path, key);
         if wanted.contains(&k) {
             out.insert(k, header);
         }
     }
-    out
+    Ok(out)
 }

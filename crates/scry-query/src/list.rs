@@ -123,7 +123,7 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         .iter()
         .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
         .collect();
-    let mut listed = crate::indexed::headers(ctx, &catalog, &candidates);
+    let mut listed = crate::indexed::headers(ctx, &catalog, &candidates)?;
     let mut warnings = catalog.warnings.clone();
     warnings.append(&mut listed.warnings);
 

@@ -161,7 +161,7 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
         }
     }
     let mut resp = None;
-    if let Some(mut store) = indexed::open(ctx) {
+    if let Some(mut store) = indexed::open(ctx)? {
         if indexed::refresh(&mut store, catalog.sources(), &files) {
             req.filter.live = Some(true);
             // The discovered files only, as the direct search below parses them; with
@@ -176,6 +176,21 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
             };
             match store.search_sources(&req, searched) {
                 Ok(r) => resp = Some(r),
+                // A damaged page met mid-search: nothing of this answer is used; a fresh index
+                // of the same files answers instead (or, failing that, a direct parse).
+                Err(e) if e.is_corrupt() => {
+                    let path = store.path().to_path_buf();
+                    drop(store);
+                    let fresh =
+                        indexed::recover(&path, &e.in_index(&path), catalog.sources(), &files);
+                    if let Some(fresh) = fresh {
+                        match fresh.search_sources(&req, searched) {
+                            Ok(r) => resp = Some(r),
+                            Err(e) if e.is_corrupt() => indexed::unavailable(&e),
+                            Err(e) => return Err(with_query(store_error(&e), &req)),
+                        }
+                    }
+                }
                 Err(e) => return Err(with_query(store_error(&e), &req)),
             }
         }

@@ -18,13 +18,16 @@ pub struct Opened {
     pub file: SourceFile,
     /// The index, refreshed for this session (`None`: `--no-index`, or the index is unusable).
     pub index: Option<scry_store::Store>,
+    /// Set when a read met damage in `index` (already rebuilt on disk): later reads of this
+    /// handle parse the source instead of meeting it again.
+    damaged: std::cell::Cell<bool>,
 }
 
 /// Discovers every provider and resolves `reference` (S-E3).
 pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
     let catalog = Catalog::discover(&ctx.env, &[]);
     let file = catalog.resolve_ref(ctx, reference)?;
-    let mut index = crate::indexed::open(ctx);
+    let mut index = crate::indexed::open(ctx)?;
     if let Some(store) = index.as_mut() {
         if !crate::indexed::refresh(store, catalog.sources(), std::slice::from_ref(&file)) {
             index = None;
@@ -34,6 +37,7 @@ pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
         catalog,
         file,
         index,
+        damaged: std::cell::Cell::new(false),
     })
 }
 
@@ -54,14 +58,30 @@ impl Opened {
     pub fn stream(&self, sink: &mut dyn EventSink) -> QueryResult<Header> {
         // From the index when it holds the session (a source it could not parse is re-read
         // directly so the error is the direct one).
-        if let Some(store) = &self.index {
-            if crate::indexed::uri_of(store, &self.file).is_some() {
-                match crate::indexed::replay(store, &self.file, sink) {
-                    Ok(header) => return Ok(header),
-                    Err(e) => return Err(QueryError::new(e.code(), e.to_string())),
+        let mut skip = 0;
+        if let Some(store) = self.index.as_ref().filter(|_| !self.damaged.get()) {
+            match crate::indexed::replay_file(store, &self.file, sink) {
+                Ok(Some(header)) => return Ok(header),
+                Ok(None) => {}
+                // A damaged index met mid-way: the events already delivered (whole windows that
+                // read and decoded without error) are the session's first ones; the rest comes
+                // from the source, after the index is rebuilt aside.
+                Err((e, delivered)) if e.is_corrupt() => {
+                    self.damaged.set(true);
+                    let path = store.path().to_path_buf();
+                    let _ = crate::indexed::recover(
+                        &path,
+                        &e.in_index(&path),
+                        self.catalog.sources(),
+                        std::slice::from_ref(&self.file),
+                    );
+                    skip = delivered;
                 }
+                Err((e, _)) => return Err(QueryError::new(e.code(), e.to_string())),
             }
         }
+        let mut rest = crate::indexed::SkipSink::new(sink, skip);
+        let sink: &mut dyn EventSink = &mut rest;
         let source = self.catalog.source(self.file.provider)?;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let mut out = Emitter::new(sink);

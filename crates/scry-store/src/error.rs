@@ -1,5 +1,7 @@
 //! The one error type of the store, each variant carrying its closed code (SPEC S-Q7).
 
+use std::path::PathBuf;
+
 use scry_model::ErrorCode;
 
 /// Everything the store can fail with. [`StoreError::code`] gives the machine-routable code.
@@ -49,6 +51,25 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
+    /// The file at the index location is not a scry index (another program's SQLite database,
+    /// or not SQLite at all). It was left untouched: scry never writes to a file it did not
+    /// create.
+    #[error("{} is not a scry index ({reason}); scry leaves it untouched: move it away or point SCRY_DB at another file", path.display())]
+    NotAnIndex {
+        /// The refused file.
+        path: PathBuf,
+        /// What it is instead.
+        reason: String,
+    },
+    /// The index file is damaged (SQLite reports corruption, or a stored session does not
+    /// decode). `scry index --rebuild` builds a fresh one beside it and swaps it in.
+    #[error("index {} is damaged ({detail})", path.display())]
+    DamagedIndex {
+        /// The damaged index.
+        path: PathBuf,
+        /// SQLite's (or the decoder's) words.
+        detail: String,
+    },
     /// The index could not be built (e.g. the database directory cannot be created).
     #[error("index build failed: {0}")]
     IndexBuild(String),
@@ -70,8 +91,48 @@ impl StoreError {
             StoreError::AmbiguousSession { .. } => ErrorCode::AmbiguousId,
             StoreError::CorruptSession { .. } => ErrorCode::CorruptSession,
             StoreError::Persistence { .. } => ErrorCode::PersistenceFailure,
+            StoreError::NotAnIndex { .. } | StoreError::DamagedIndex { .. } => {
+                ErrorCode::PersistenceFailure
+            }
             StoreError::IndexBuild(_) => ErrorCode::IndexBuildFailure,
             StoreError::Aborted => ErrorCode::Aborted,
+        }
+    }
+
+    /// Whether this error says the index file is damaged: SQLite's `SQLITE_CORRUPT` /
+    /// `SQLITE_NOTADB` (or a "malformed" message from a virtual table), a stored session that
+    /// does not decode, or an already classified [`StoreError::DamagedIndex`].
+    pub fn is_corrupt(&self) -> bool {
+        match self {
+            StoreError::DamagedIndex { .. } | StoreError::CorruptSession { .. } => true,
+            StoreError::Persistence { source, .. } => crate::integrity::is_corrupt(source),
+            _ => false,
+        }
+    }
+
+    /// Whether this error is another connection holding the lock (`SQLITE_BUSY` /
+    /// `SQLITE_LOCKED` after the busy timeout): retrying later can succeed.
+    pub fn is_busy(&self) -> bool {
+        match self {
+            StoreError::Persistence { source, .. } => crate::integrity::is_busy(source),
+            _ => false,
+        }
+    }
+
+    /// This error with the damaged index named: a corruption error (see
+    /// [`StoreError::is_corrupt`]) becomes [`StoreError::DamagedIndex`] for `path`; any other
+    /// error is returned unchanged.
+    pub fn in_index(self, path: &std::path::Path) -> StoreError {
+        if !self.is_corrupt() || matches!(self, StoreError::DamagedIndex { .. }) {
+            return self;
+        }
+        let detail = match &self {
+            StoreError::Persistence { context, source } => format!("{context}: {source}"),
+            other => other.to_string(),
+        };
+        StoreError::DamagedIndex {
+            path: path.to_path_buf(),
+            detail,
         }
     }
 

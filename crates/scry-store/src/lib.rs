@@ -60,6 +60,7 @@ mod error;
 mod facts;
 mod filter;
 mod ingest;
+mod integrity;
 mod read;
 mod refresh;
 mod schema;
@@ -74,6 +75,7 @@ pub use codec::aux_text;
 pub use error::{Result, StoreError};
 pub use facts::{LayerVersions, SessionFacts};
 pub use filter::{SessionFilter, TimeRange};
+pub use integrity::{inspect, IndexHealth, APPLICATION_ID};
 pub use read::SessionRef;
 pub use refresh::{FileError, Progress, RefreshOptions, RefreshReport};
 pub use schema::{EDGE_VERSION, EXTRACTOR_VERSION, PARSER_VERSION, SCHEMA_VERSION};
@@ -81,6 +83,23 @@ pub use search::{
     search_direct, search_session_direct, Area, Caller, Field, Hit, SearchMode, SearchPlan,
     SearchRequest, SearchResponse, SessionHits, SessionSearch, SortOrder, TermsOperator,
 };
+
+/// How long a statement waits for another connection's lock (see [`Store::set_busy_timeout`]).
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Runs `op` again while it fails with `SQLITE_BUSY` / `SQLITE_LOCKED`, for up to
+/// [`BUSY_TIMEOUT`].
+fn retry_busy<T>(mut op: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let start = std::time::Instant::now();
+    loop {
+        match op() {
+            Err(e) if integrity::is_busy(&e) && start.elapsed() < BUSY_TIMEOUT => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+}
 
 /// Where the index lives: `$SCRY_DB` when set, else `$XDG_DATA_HOME/scry/index.db`
 /// (`~/.local/share/scry/index.db`).
@@ -109,6 +128,10 @@ impl Store {
     /// Opens (creating the file and its directory when missing) the index at `path`, in WAL
     /// mode, and brings its layout to the current versions: a schema version change drops and
     /// rebuilds everything (S-I1).
+    ///
+    /// A file that is not a scry index is refused with [`StoreError::NotAnIndex`] before
+    /// anything is written to it (see [`inspect`]); an index of a release before application
+    /// ids is adopted. SQLite corruption met while opening is [`StoreError::DamagedIndex`].
     pub fn open(path: &Path) -> Result<Store> {
         Store::open_with_versions(path, LayerVersions::default())
     }
@@ -123,31 +146,59 @@ impl Store {
                 StoreError::IndexBuild(format!("cannot create {}: {e}", dir.display()))
             })?;
         }
+        // Judged read-only before the first write (the WAL switch below rewrites the header).
+        let owner = integrity::ownership(path)?;
         let ctx = format!("{}", path.display());
         let mut conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
                 | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX
-                | OpenFlags::SQLITE_OPEN_URI,
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(StoreError::db(format!("open {ctx}")))?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
+        conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(StoreError::db(format!("configure {ctx}")))?;
-        conn.execute_batch(
-            "PRAGMA journal_mode = WAL;
-             PRAGMA synchronous = NORMAL;
-             PRAGMA temp_store = MEMORY;
-             PRAGMA cache_size = -32768;",
-        )
-        .map_err(StoreError::db(format!("configure {ctx}")))?;
+        // Both may need an exclusive lock that SQLite refuses at once, without the busy
+        // handler, when another opener of a new file holds a shared one: retried.
+        retry_busy(|| {
+            if owner == integrity::Ownership::Ours {
+                return Ok(());
+            }
+            // Before WAL: on a new file this is the first write, so the id is in the main file
+            // from the start (a crash before the first checkpoint cannot leave an id-less file).
+            let id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+            if id != APPLICATION_ID {
+                conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+            }
+            Ok(())
+        })
+        .and_then(|()| {
+            retry_busy(|| {
+                conn.execute_batch(
+                    "PRAGMA journal_mode = WAL;
+                     PRAGMA synchronous = NORMAL;
+                     PRAGMA temp_store = MEMORY;
+                     PRAGMA cache_size = -32768;",
+                )
+            })
+        })
+        .map_err(|e| StoreError::db(format!("configure {ctx}"))(e).in_index(path))?;
         conn.set_prepared_statement_cache_capacity(64);
-        schema::ensure(&mut conn, versions)?;
+        schema::ensure(&mut conn, versions).map_err(|e| e.in_index(path))?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
             versions,
         })
+    }
+
+    /// How long a statement waits for another connection's lock before failing with an error
+    /// for which [`StoreError::is_busy`] holds (10 s after [`Store::open`]). A caller that must
+    /// not fail (`scry index`) retries such errors.
+    pub fn set_busy_timeout(&self, timeout: std::time::Duration) -> Result<()> {
+        self.conn
+            .busy_timeout(timeout)
+            .map_err(StoreError::db(format!("configure {}", self.path.display())))
     }
 
     /// The database file.

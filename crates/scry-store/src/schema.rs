@@ -44,6 +44,7 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::{Result, StoreError};
+use crate::integrity::{APPLICATION_ID, MARKER_KEY};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
 pub const SCHEMA_VERSION: i64 = 6;
@@ -149,9 +150,33 @@ fn meta_set(conn: &Connection, key: &str, value: i64) -> Result<()> {
     Ok(())
 }
 
+/// Whether the layout is already what [`ensure`] would make it: every version as this build
+/// wants it, the scry marker present, the fingerprint index there. A plain read, so opening an
+/// up-to-date index takes no write lock (a reader does not queue behind a long write).
+fn up_to_date(conn: &Connection, versions: crate::LayerVersions) -> Result<bool> {
+    let fingerprint_index: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'files_fingerprint'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(StoreError::db("read schema"))?;
+    Ok(fingerprint_index == 1
+        && meta_get(conn, "schema_version")? == Some(SCHEMA_VERSION)
+        && meta_get(conn, "parser_version")? == Some(PARSER_VERSION)
+        && meta_get(conn, "extractor_version")? == Some(versions.extractor)
+        && meta_get(conn, "edge_version")? == Some(versions.edge)
+        && meta_get(conn, MARKER_KEY)? == Some(i64::from(APPLICATION_ID)))
+}
+
 /// Brings the database to the current layout: creates it when empty, drops and recreates it
-/// when the schema version differs, and clears L2 / L3 when their versions changed.
+/// when the schema version differs, and clears L2 / L3 when their versions changed. Only
+/// called on a file [`crate::integrity::ownership`] accepted (a scry index, or new), so the
+/// tables it drops are scry's own.
 pub(crate) fn ensure(conn: &mut Connection, versions: crate::LayerVersions) -> Result<()> {
+    if up_to_date(conn, versions)? {
+        return Ok(());
+    }
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(StoreError::db("begin schema transaction"))?;
@@ -209,6 +234,7 @@ pub(crate) fn ensure(conn: &mut Connection, versions: crate::LayerVersions) -> R
         meta_set(&tx, "edge_version", versions.edge)?;
     }
     meta_set(&tx, "parser_version", PARSER_VERSION)?;
+    meta_set(&tx, MARKER_KEY, i64::from(APPLICATION_ID))?;
     tx.commit().map_err(StoreError::db("commit schema"))?;
     Ok(())
 }

@@ -11,6 +11,7 @@ mod export;
 mod facts;
 mod facts_index;
 mod hardening_dupes;
+mod hardening_index;
 mod hardening_misc;
 mod hardening_redact;
 mod hardening_resolve;

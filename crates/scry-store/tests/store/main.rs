@@ -8,5 +8,6 @@ mod corpus;
 mod facts;
 mod incremental;
 mod lines;
+mod ownership;
 mod search;
 mod staged;

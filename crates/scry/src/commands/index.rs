@@ -2,13 +2,20 @@
 //! (`--all`, which also marks vanished sources `live: false`) — with a progress bar on a
 //! terminal (stderr; nothing when stderr is piped), optionally re-parsing everything (`--force`)
 //! and removing sessions whose source is gone (`--prune`). Prints the refresh report.
+//!
+//! Never leaves a damaged index behind while reporting success (issue 15): corruption met on
+//! the way, or found by the `PRAGMA quick_check` that follows a whole-index run, rebuilds the
+//! index aside from the sources and swaps it in (one warning names the file); `--rebuild` does
+//! so on request. Another process writing the index is waited for (one line on stderr says so),
+//! not failed on.
 
 use std::io::IsTerminal;
 
 use clap::Args;
 use scry_model::{ErrorCode, Timestamp};
+use scry_source::Source;
 use scry_source::SourceFile;
-use scry_store::{RefreshOptions, RefreshReport, Store};
+use scry_store::{Progress, RefreshOptions, RefreshReport, Store, StoreError};
 use serde_json::json;
 
 use super::Output;
@@ -41,7 +48,16 @@ pub struct IndexArgs {
     /// Afterwards remove sessions whose source is gone
     #[arg(long)]
     pub prune: bool,
+    /// Build a fresh index of every discovered source beside the current one, then swap it in
+    /// (repairs a damaged index; sessions whose source is gone are not kept)
+    #[arg(long, conflicts_with_all = ["id", "scope", "global", "since"])]
+    pub rebuild: bool,
 }
+
+/// How long the index waits for another writer before saying so (then it keeps waiting).
+const FIRST_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+/// The busy timeout of each later wait.
+const LATER_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Runs `scry index`.
 pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
@@ -71,28 +87,38 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
             .cloned()
             .collect()
     };
-    let mut store = Store::open(&path).map_err(|e| CliError::new(e.code(), e.to_string()))?;
     let opts = RefreshOptions {
         force: args.force,
-        ..if whole || args.all {
+        ..if whole || args.all || args.rebuild {
             RefreshOptions::complete()
         } else {
             RefreshOptions::partial()
         }
     };
     let bar = progress_bar(files.len());
-    let report = store
-        .refresh(catalog.sources(), &files, &opts, &mut |p| {
-            if let Some(b) = &bar {
-                b.set_position(p.done as u64);
-                b.set_message(p.file.path.display().to_string());
-            }
-            true
-        })
-        .map_err(|e| CliError::new(e.code(), e.to_string()))?;
+    let mut progress = |p: &Progress<'_>| {
+        if let Some(b) = &bar {
+            b.set_position(p.done as u64);
+            b.set_message(p.file.path.display().to_string());
+        }
+        true
+    };
+    let job = Job {
+        path: &path,
+        sources: catalog.sources(),
+        files: &files,
+        opts: &opts,
+        rebuilt: std::cell::Cell::new(false),
+    };
+    let outcome = if args.rebuild {
+        job.rebuild(&mut progress)
+    } else {
+        job.update(whole || args.all, &mut progress)
+    };
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    let (mut store, report) = outcome.map_err(|e| CliError::new(e.code(), e.to_string()))?;
     let pruned = if args.prune {
         Some(
             store
@@ -102,10 +128,107 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
     } else {
         None
     };
+    let rebuilt = job.rebuilt.get();
     if ctx.json {
-        return Ok(super::json_out(&to_json(&report, pruned, &store)).into());
+        let mut v = to_json(&report, pruned, &store);
+        v["rebuilt"] = json!(rebuilt);
+        return Ok(super::json_out(&v).into());
     }
-    Ok(text(&report, pruned, &store).into())
+    Ok(text(&report, pruned, &store, rebuilt).into())
+}
+
+/// One run of `scry index`: where, what, how.
+struct Job<'a> {
+    path: &'a std::path::Path,
+    sources: &'a [Box<dyn Source>],
+    files: &'a [SourceFile],
+    opts: &'a RefreshOptions,
+    /// Whether the index was rebuilt (on request or because it was damaged).
+    rebuilt: std::cell::Cell<bool>,
+}
+
+type ProgressFn<'p> = dyn FnMut(&Progress<'_>) -> bool + 'p;
+
+impl Job<'_> {
+    /// Refreshes the index in place; a damaged one (met on the way, or found by the quick check
+    /// that follows a whole-index run when `check`) is rebuilt instead.
+    fn update(
+        &self,
+        check: bool,
+        progress: &mut ProgressFn<'_>,
+    ) -> Result<(Store, RefreshReport), StoreError> {
+        let store = match self.patiently(|| Store::open(self.path)) {
+            Ok(s) => s,
+            Err(e) if e.is_corrupt() => return self.repair(&e, progress),
+            Err(e) => return Err(e),
+        };
+        let mut store = store;
+        store.set_busy_timeout(FIRST_WAIT)?;
+        let refreshed = self.patiently(|| {
+            let r = store.refresh(self.sources, self.files, self.opts, progress);
+            if r.as_ref().is_err_and(StoreError::is_busy) {
+                store.set_busy_timeout(LATER_WAIT)?;
+            }
+            r
+        });
+        let report = match refreshed {
+            Ok(r) => r,
+            Err(e) if e.is_corrupt() => {
+                let e = e.in_index(self.path);
+                drop(store);
+                return self.repair(&e, progress);
+            }
+            Err(e) => return Err(e),
+        };
+        store.set_busy_timeout(LATER_WAIT)?;
+        if check {
+            if let Some(detail) = store.quick_check()? {
+                drop(store);
+                let e = StoreError::DamagedIndex {
+                    path: self.path.to_path_buf(),
+                    detail,
+                };
+                return self.repair(&e, progress);
+            }
+        }
+        Ok((store, report))
+    }
+
+    /// `--rebuild`.
+    fn rebuild(&self, progress: &mut ProgressFn<'_>) -> Result<(Store, RefreshReport), StoreError> {
+        self.rebuilt.set(true);
+        Store::rebuild(self.path, self.sources, self.files, self.opts, progress)
+    }
+
+    /// The damaged index rebuilt from `files`, after one warning naming it.
+    fn repair(
+        &self,
+        damage: &StoreError,
+        progress: &mut ProgressFn<'_>,
+    ) -> Result<(Store, RefreshReport), StoreError> {
+        eprintln!("warning: {damage}; rebuilding it from the sources");
+        self.rebuild(progress)
+    }
+
+    /// Runs `op` until it is not refused for another writer's lock, saying once on stderr that
+    /// it waits.
+    fn patiently<T>(&self, mut op: impl FnMut() -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut told = false;
+        loop {
+            match op() {
+                Err(e) if e.is_busy() => {
+                    if !told {
+                        eprintln!(
+                            "waiting for another scry process to finish writing the index {}",
+                            self.path.display()
+                        );
+                        told = true;
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
 }
 
 fn progress_bar(total: usize) -> Option<indicatif::ProgressBar> {
@@ -143,7 +266,7 @@ fn to_json(r: &RefreshReport, pruned: Option<usize>, store: &Store) -> serde_jso
     })
 }
 
-fn text(r: &RefreshReport, pruned: Option<usize>, store: &Store) -> String {
+fn text(r: &RefreshReport, pruned: Option<usize>, store: &Store, rebuilt: bool) -> String {
     let mut out = format!(
         "{} files: {} unchanged, {} parsed ({} resumed), {} failed, {} vanished, {} revived; {} events written\n",
         r.files,
@@ -161,6 +284,11 @@ fn text(r: &RefreshReport, pruned: Option<usize>, store: &Store) -> String {
     if let Some(n) = pruned {
         out.push_str(&format!("pruned {n} sessions whose source is gone\n"));
     }
-    out.push_str(&format!("index {}\n", store.path().display()));
+    let how = if rebuilt {
+        " (rebuilt from the sources)"
+    } else {
+        ""
+    };
+    out.push_str(&format!("index {}{how}\n", store.path().display()));
     out
 }
