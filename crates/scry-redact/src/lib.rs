@@ -30,6 +30,52 @@ use std::ops::Range;
 use serde_json::Value;
 
 pub use kind::Kind;
+
+/// Keys whose string values are identifiers, paths, times or cursors in scry's JSON answers
+/// (serve, MCP, export), the `id_keys` every front end passes to [`redact_json_with_ids`]. They
+/// are scanned like every other string (a tool argument named `code`, `to` or `id` is session
+/// text); only a value of identifier shape under one of them keeps the parts that merely look
+/// random (a cursor or a path must not turn into `[redacted:high_entropy]`).
+pub const ANSWER_ID_KEYS: &[&str] = &[
+    "uri",
+    "id",
+    "ref",
+    "locator",
+    "call_id",
+    "next_cursor",
+    "cursor",
+    "fingerprint",
+    "sources",
+    "source",
+    "path",
+    "file",
+    "cwd",
+    "parent",
+    "candidates",
+    "provider",
+    "kind",
+    "subtype",
+    "field",
+    "created",
+    "updated",
+    "time",
+    "end_time",
+    "model",
+    "models",
+    "root",
+    "ancestors",
+    "descendants",
+    "unresolved_parent",
+    "to",
+    "from",
+    "code",
+    "index",
+    "git_commit",
+    "git_branch",
+    "artifacts",
+    "agent_version",
+    "handle",
+];
 use rules::{Hit, Rules};
 
 /// One redacted span of a text.

@@ -277,48 +277,8 @@ fn expected_kind(label: &str) -> &'static str {
     }
 }
 
-/// The identifier keys of scry's JSON answers (`ID_KEYS` in `crates/scry/src/http/mod.rs`):
-/// the keys whose values keep identifier-shaped random-looking parts.
-const ID_KEYS: &[&str] = &[
-    "uri",
-    "id",
-    "ref",
-    "locator",
-    "call_id",
-    "next_cursor",
-    "cursor",
-    "fingerprint",
-    "sources",
-    "source",
-    "path",
-    "file",
-    "cwd",
-    "parent",
-    "candidates",
-    "provider",
-    "kind",
-    "subtype",
-    "field",
-    "created",
-    "updated",
-    "time",
-    "end_time",
-    "model",
-    "models",
-    "root",
-    "ancestors",
-    "descendants",
-    "unresolved_parent",
-    "to",
-    "from",
-    "code",
-    "index",
-    "git_commit",
-    "git_branch",
-    "artifacts",
-    "agent_version",
-    "handle",
-];
+/// The identifier keys of scry's JSON answers (the list serve, MCP and export pass).
+const ID_KEYS: &[&str] = scry_redact::ANSWER_ID_KEYS;
 
 /// Whether a planted secret is recognizable on its own, without the words around it.
 fn self_identifying(label: &str) -> bool {

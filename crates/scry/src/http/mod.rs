@@ -289,51 +289,8 @@ pub fn error_response(e: &QueryError) -> Response {
     json_response(status, &e.to_json())
 }
 
-/// Keys whose string values are identifiers, paths, times or cursors in scry's answers. They
-/// are scanned like every other string (a tool argument named `code`, `to` or `id` is session
-/// text); only a value of identifier shape under one of them keeps the parts that merely look
-/// random (a cursor or a path must not turn into `[redacted:high_entropy]`). See
-/// [`scry_redact::redact_json_with_ids`].
-const ID_KEYS: &[&str] = &[
-    "uri",
-    "id",
-    "ref",
-    "locator",
-    "call_id",
-    "next_cursor",
-    "cursor",
-    "fingerprint",
-    "sources",
-    "source",
-    "path",
-    "file",
-    "cwd",
-    "parent",
-    "candidates",
-    "provider",
-    "kind",
-    "subtype",
-    "field",
-    "created",
-    "updated",
-    "time",
-    "end_time",
-    "model",
-    "models",
-    "root",
-    "ancestors",
-    "descendants",
-    "unresolved_parent",
-    "to",
-    "from",
-    "code",
-    "index",
-    "git_commit",
-    "git_branch",
-    "artifacts",
-    "agent_version",
-    "handle",
-];
+/// The identifier keys of scry's answers ([`scry_redact::ANSWER_ID_KEYS`]).
+const ID_KEYS: &[&str] = scry_redact::ANSWER_ID_KEYS;
 
 /// Redacts session text in `v` in place (S-R3): every string at every depth goes through
 /// `scry_redact`, identifier-shaped values under [`ID_KEYS`] keep their random-looking parts,
