@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use scry_model::{ProviderId, Warning, WarningKind};
 use scry_source::lines::LineReader;
-use scry_source::SourceFile;
+use scry_source::{entry_stat, SourceFile};
 use serde_json::Value;
 
 /// Name of the thread-name index in the Codex home.
@@ -118,21 +118,27 @@ fn collect_dir(
             return;
         }
     };
-    let mut names: Vec<(String, PathBuf, bool)> = Vec::new();
+    // A rollout is stat'ed here, relative to the open directory (not again by path).
+    let mut names: Vec<(String, PathBuf, bool, (u64, i64))> = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
         let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
         if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
-            names.push((name.to_string(), path.clone(), is_dir));
+            let stat = if !is_dir && name.starts_with("rollout-") {
+                entry_stat(&entry)
+            } else {
+                (0, 0)
+            };
+            names.push((name.to_string(), path.clone(), is_dir, stat));
         }
     }
     names.sort();
     let plain: HashSet<&str> = names
         .iter()
-        .filter(|(n, _, d)| !d && n.ends_with(".jsonl"))
-        .map(|(n, _, _)| n.as_str())
+        .filter(|(n, _, d, _)| !d && n.ends_with(".jsonl"))
+        .map(|(n, _, _, _)| n.as_str())
         .collect();
-    for (name, path, is_dir) in &names {
+    for (name, path, is_dir, stat) in &names {
         if *is_dir {
             if depth > 0 {
                 collect_dir(path, depth - 1, related, files, warnings);
@@ -147,7 +153,8 @@ fn collect_dir(
                 continue;
             }
         }
-        let mut f = SourceFile::new(ProviderId::Codex, id_from_name(name), path.clone());
+        let mut f =
+            SourceFile::with_stat(ProviderId::Codex, id_from_name(name), path.clone(), *stat);
         f.related = related.to_vec();
         files.push(f);
     }

@@ -26,8 +26,8 @@ use scry_model::{Header, Lineage, LineageKind, ProviderId, SessionKind, Warning,
 use scry_source::json::str_of;
 use scry_source::lines::LineReader;
 use scry_source::resume::id_hash;
+use scry_source::{entry_stat, SourceError, SourceFile};
 use scry_source::{jsonl, time, Discovery, Emitter, Env, ResumePoint, Root, Source};
-use scry_source::{SourceError, SourceFile};
 use serde_json::Value;
 
 /// The pi reader.
@@ -73,10 +73,14 @@ impl Source for PiSource {
                 ));
                 continue;
             };
+            // The entry's type (no stat) unless it is a link, which `is_dir` follows.
             let mut dirs: Vec<PathBuf> = dirs
                 .filter_map(Result::ok)
+                .filter(|e| match e.file_type() {
+                    Ok(t) if !t.is_symlink() => t.is_dir(),
+                    _ => e.path().is_dir(),
+                })
                 .map(|e| e.path())
-                .filter(|p| p.is_dir())
                 .collect();
             dirs.sort();
             for dir in dirs {
@@ -89,15 +93,25 @@ impl Source for PiSource {
                     ));
                     continue;
                 };
-                let mut files: Vec<PathBuf> = files
+                // Stat'ed while the directory is open: one stat per file, relative to it.
+                let mut files: Vec<(PathBuf, (u64, i64))> = files
                     .filter_map(Result::ok)
-                    .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                    .filter_map(|e| {
+                        let path = e.path();
+                        path.extension()
+                            .is_some_and(|x| x == "jsonl")
+                            .then(|| (path, entry_stat(&e)))
+                    })
                     .collect();
-                files.sort();
-                for path in files {
+                // One directory: byte order of the paths is their `Path` order, found without
+                // splitting each path into components.
+                files.sort_unstable_by(|a, b| {
+                    (a.0.as_os_str().as_encoded_bytes()).cmp(b.0.as_os_str().as_encoded_bytes())
+                });
+                for (path, stat) in files {
                     if let Some(id) = id_from_path(&path) {
-                        out.files.push(SourceFile::new(ProviderId::Pi, id, path));
+                        out.files
+                            .push(SourceFile::with_stat(ProviderId::Pi, id, path, stat));
                     }
                 }
             }

@@ -23,4 +23,4 @@ pub use emit::{collect, CollectSink, Emitter, EventSink};
 pub use env::Env;
 pub use error::SourceError;
 pub use resume::{EmitterState, ResumePoint};
-pub use source::{file_stat, Discovery, Root, Source, SourceFile};
+pub use source::{entry_stat, file_stat, metadata_stat, Discovery, Root, Source, SourceFile};

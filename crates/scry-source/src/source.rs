@@ -60,11 +60,23 @@ impl SourceFile {
     /// A main-session source at `path` with id `id`, stat data filled in (zeros when stat fails).
     pub fn new(provider: ProviderId, id: impl Into<String>, path: impl Into<PathBuf>) -> Self {
         let path = path.into();
-        let (size, mtime_ns) = file_stat(&path);
+        let stat = file_stat(&path);
+        SourceFile::with_stat(provider, id, path, stat)
+    }
+
+    /// A main-session source at `path` with id `id` and stat data the caller already has
+    /// (`(size, mtime_ns)`, as [`file_stat`] or [`entry_stat`] return): discovery that listed
+    /// the directory does not stat the file a second time by path.
+    pub fn with_stat(
+        provider: ProviderId,
+        id: impl Into<String>,
+        path: impl Into<PathBuf>,
+        (size, mtime_ns): (u64, i64),
+    ) -> Self {
         SourceFile {
             provider,
             id: id.into(),
-            path,
+            path: path.into(),
             key: None,
             related: Vec::new(),
             size,
@@ -79,16 +91,33 @@ impl SourceFile {
 /// Size and mtime (ns since epoch) of a path; zeros when it cannot be stat'ed.
 pub fn file_stat(path: &Path) -> (u64, i64) {
     match std::fs::metadata(path) {
-        Ok(m) => {
-            let mtime = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map(|d| d.as_nanos() as i64)
-                .unwrap_or(0);
-            (m.len(), mtime)
-        }
+        Ok(m) => metadata_stat(&m),
         Err(_) => (0, 0),
+    }
+}
+
+/// Size and mtime (ns since epoch) from metadata already read.
+pub fn metadata_stat(m: &std::fs::Metadata) -> (u64, i64) {
+    let mtime = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0);
+    (m.len(), mtime)
+}
+
+/// What [`file_stat`] says of `entry.path()`, for an entry of a directory being listed: a
+/// regular entry is stat'ed relative to the open directory (on Linux one `statx` of one name
+/// instead of a lookup of every component of the path); a symbolic link (or an entry of
+/// unknown type) is followed by path, as [`file_stat`] does. Zeros when it cannot be stat'ed.
+pub fn entry_stat(entry: &std::fs::DirEntry) -> (u64, i64) {
+    match entry.file_type() {
+        Ok(t) if !t.is_symlink() => match entry.metadata() {
+            Ok(m) => metadata_stat(&m),
+            Err(_) => (0, 0),
+        },
+        _ => file_stat(&entry.path()),
     }
 }
 
@@ -171,5 +200,64 @@ pub trait Source: Send + Sync {
     /// Parses the whole session into memory.
     fn parse(&self, file: &SourceFile) -> Result<Session, SourceError> {
         crate::collect(|out| self.parse_into(file, out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `entry_stat` of every entry of a directory, by name.
+    fn listed(dir: &Path) -> Vec<(String, (u64, i64))> {
+        let mut out: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (e.file_name().to_string_lossy().into_owned(), entry_stat(&e))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn entry_stat_says_what_file_stat_says_of_the_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::write(dir.join("a.jsonl"), b"{}\n").unwrap();
+        std::fs::write(dir.join("big.jsonl"), vec![b'x'; 70_000]).unwrap();
+        std::fs::write(tmp.path().join("empty.jsonl"), b"").unwrap();
+        std::fs::create_dir(dir.join("sub")).unwrap();
+        #[cfg(unix)]
+        {
+            // A link is followed (to a file of another size), a dangling one is zeros.
+            std::os::unix::fs::symlink(dir.join("big.jsonl"), dir.join("link.jsonl")).unwrap();
+            std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("dangling.jsonl")).unwrap();
+        }
+        let got = listed(dir);
+        assert!(got.len() >= 4, "{got:?}");
+        for (name, stat) in &got {
+            assert_eq!(*stat, file_stat(&dir.join(name)), "{name}");
+        }
+        let by = |n: &str| got.iter().find(|(name, _)| name == n).map(|(_, s)| *s);
+        assert_eq!(by("big.jsonl").unwrap().0, 70_000);
+        assert!(by("big.jsonl").unwrap().1 > 0);
+        #[cfg(unix)]
+        {
+            assert_eq!(by("link.jsonl"), by("big.jsonl"));
+            assert_eq!(by("dangling.jsonl"), Some((0, 0)));
+        }
+    }
+
+    #[test]
+    fn with_stat_is_new_without_the_stat() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.jsonl");
+        std::fs::write(&path, b"{}\n{}\n").unwrap();
+        let stat = file_stat(&path);
+        assert_eq!(
+            SourceFile::with_stat(ProviderId::Pi, "s", &path, stat),
+            SourceFile::new(ProviderId::Pi, "s", &path)
+        );
     }
 }

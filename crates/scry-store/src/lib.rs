@@ -178,7 +178,8 @@ impl Store {
                     "PRAGMA journal_mode = WAL;
                      PRAGMA synchronous = NORMAL;
                      PRAGMA temp_store = MEMORY;
-                     PRAGMA cache_size = -32768;",
+                     PRAGMA cache_size = -32768;
+                     PRAGMA mmap_size = 1073741824;",
                 )
             })
         })

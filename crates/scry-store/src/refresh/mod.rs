@@ -16,6 +16,7 @@
 //! afterwards in bounded steps. Only a resume (appending to the reachable session) stays in one
 //! transaction, so it is taken only for at most [`RESUME_MAX_BYTES`] of new bytes.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -151,7 +152,7 @@ pub const RESUME_MAX_BYTES: u64 = 16 << 20;
 /// warm refresh).
 struct Batch<'c> {
     tx: &'c Connection,
-    rows: HashMap<(String, String), FileRow>,
+    rows: FileRows,
     limits: Limits,
     /// When the current transaction began.
     since: Instant,
@@ -197,18 +198,59 @@ impl FileRow {
 /// Files left to refresh at or above which a batch reads the whole fingerprint table at once.
 const BULK_MIN_FILES: usize = 64;
 
-/// Every row of `files`, keyed by (path, key).
-fn all_file_rows(tx: &Connection) -> Result<HashMap<(String, String), FileRow>> {
-    let mut st = tx
-        .prepare(&format!("SELECT path, key, {FILE_COLUMNS} FROM files"))
-        .map_err(StoreError::db("read file fingerprints"))?;
-    let rows = st
-        .query_map([], |r| {
-            Ok(((r.get(0)?, r.get(1)?), FileRow::from_sql(r, 2)?))
-        })
-        .map_err(StoreError::db("read file fingerprints"))?;
-    rows.collect::<rusqlite::Result<_>>()
-        .map_err(StoreError::db("read file fingerprints"))
+/// Fingerprints read in bulk, taken out as their files are handled. Keyed by path alone for
+/// the usual source without a key, so that finding a file's row allocates nothing.
+#[derive(Default)]
+struct FileRows {
+    /// Rows with an empty key, by path.
+    plain: HashMap<String, FileRow>,
+    /// Rows of sessions inside a multi-session store, by (path, key).
+    keyed: HashMap<(String, String), FileRow>,
+    /// Whether every row of the table was read (the rows left over are then exactly the
+    /// sources not handled by this batch).
+    all: bool,
+}
+
+impl FileRows {
+    /// Every row of `files`.
+    fn read_all(tx: &Connection) -> Result<FileRows> {
+        let mut out = FileRows {
+            all: true,
+            ..FileRows::default()
+        };
+        let mut st = tx
+            .prepare(&format!("SELECT path, key, {FILE_COLUMNS} FROM files"))
+            .map_err(StoreError::db("read file fingerprints"))?;
+        let mut rows = st
+            .query([])
+            .map_err(StoreError::db("read file fingerprints"))?;
+        while let Some(r) = rows
+            .next()
+            .map_err(StoreError::db("read file fingerprints"))?
+        {
+            let read = || -> rusqlite::Result<(String, String, FileRow)> {
+                Ok((r.get(0)?, r.get(1)?, FileRow::from_sql(r, 2)?))
+            };
+            let (path, key, row) = read().map_err(StoreError::db("read file fingerprints"))?;
+            if key.is_empty() {
+                out.plain.insert(path, row);
+            } else {
+                out.keyed.insert((path, key), row);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Takes the row of (`path`, `key`) out, if read.
+    fn take(&mut self, path: &str, key: &str) -> Option<FileRow> {
+        if key.is_empty() {
+            self.plain.remove(path)
+        } else if self.keyed.is_empty() {
+            None
+        } else {
+            self.keyed.remove(&(path.to_owned(), key.to_owned()))
+        }
+    }
 }
 
 /// xxh3 of the bytes in `[start, end)` of `path` (fewer when the file is shorter), and how many
@@ -311,7 +353,6 @@ impl Store {
             files: files.len(),
             ..Default::default()
         };
-        let mut seen: HashSet<(String, String)> = HashSet::new();
         let limits = Limits {
             time: BATCH_TIME,
             blocks: opts.commit_blocks.unwrap_or(u64::MAX).max(1),
@@ -324,10 +365,11 @@ impl Store {
             }
             let guard = TxGuard::begin(&self.conn)?;
             // One scan of the table pays for many files; one file (`show`) looks itself up.
+            let first = i == 0;
             let rows = if files.len() - i >= BULK_MIN_FILES {
-                all_file_rows(&self.conn)?
+                FileRows::read_all(&self.conn)?
             } else {
-                HashMap::new()
+                FileRows::default()
             };
             let mut batch = Batch {
                 tx: &self.conn,
@@ -341,10 +383,9 @@ impl Store {
             while i < files.len() {
                 let file = &files[i];
                 i += 1;
-                let path = file.path.to_string_lossy().into_owned();
-                let key = file.key.clone().unwrap_or_default();
-                seen.insert((path.clone(), key.clone()));
-                let action = batch.refresh_file(sources, file, &path, &key, opts, &mut report)?;
+                let path = file.path.to_string_lossy();
+                let key = file.key.as_deref().unwrap_or("");
+                let action = batch.refresh_file(sources, file, &path, key, opts, &mut report)?;
                 let p = Progress {
                     done: i,
                     total: files.len(),
@@ -364,7 +405,18 @@ impl Store {
             }
             let done = i >= files.len() && !aborted;
             if done {
-                batch.mark_vanished(&seen, opts, &mut report)?;
+                if first && batch.rows.all && !batch.restarted {
+                    // One transaction saw every file and every row: the rows not taken are
+                    // exactly the indexed sources not given.
+                    let left = std::mem::take(&mut batch.rows);
+                    batch.mark_unseen(left, opts, &mut report)?;
+                } else {
+                    let seen: HashSet<(Cow<'_, str>, &str)> = files
+                        .iter()
+                        .map(|f| (f.path.to_string_lossy(), f.key.as_deref().unwrap_or("")))
+                        .collect();
+                    batch.mark_vanished(&seen, opts, &mut report)?;
+                }
             }
             guard.commit()?;
             if aborted {
@@ -424,7 +476,7 @@ impl Batch<'_> {
     /// The fingerprint of (`path`, `key`): from the rows read when the batch began, or, for a
     /// source written since (listed twice, or inserted by this batch), from the table.
     fn file_row(&mut self, path: &str, key: &str) -> Result<Option<FileRow>> {
-        if let Some(row) = self.rows.remove(&(path.to_owned(), key.to_owned())) {
+        if let Some(row) = self.rows.take(path, key) {
             return Ok(Some(row));
         }
         let mut st = self
@@ -603,9 +655,58 @@ impl Batch<'_> {
         Ok(())
     }
 
+    /// [`Batch::mark_vanished`] given the rows of the sources not given (`left`: every row
+    /// read at the start of the one transaction that handled every file, less those handled).
+    fn mark_unseen(
+        &mut self,
+        left: FileRows,
+        opts: &RefreshOptions,
+        report: &mut RefreshReport,
+    ) -> Result<()> {
+        let rows = left
+            .plain
+            .into_iter()
+            .chain(left.keyed.into_iter().map(|((path, _), row)| (path, row)))
+            .filter(|(_, row)| row.live);
+        for (path, row) in rows {
+            let provider: String = self
+                .tx
+                .prepare_cached("SELECT provider FROM files WHERE fid = ?1")
+                .and_then(|mut st| st.query_row([row.fid], |r| r.get(0)))
+                .map_err(StoreError::db("list files"))?;
+            self.vanish_unless_kept(row.fid, &path, &provider, row.sid, opts, report)?;
+        }
+        Ok(())
+    }
+
+    /// Marks a source not given to this refresh (and its session) `live: false` when the
+    /// refresh was complete for its provider, or when its file is gone.
+    fn vanish_unless_kept(
+        &mut self,
+        fid: i64,
+        path: &str,
+        provider: &str,
+        sid: Option<i64>,
+        opts: &RefreshOptions,
+        report: &mut RefreshReport,
+    ) -> Result<()> {
+        let complete =
+            opts.complete_all || opts.complete_for.iter().any(|p| p.as_str() == provider);
+        if complete || !Path::new(path).exists() {
+            self.tx
+                .execute("UPDATE files SET live = 0 WHERE fid = ?1", [fid])
+                .map_err(StoreError::db("mark vanished"))?;
+            report.vanished += self
+                .tx
+                .execute("UPDATE sessions SET live = 0 WHERE sid = ?1", [sid])
+                .map_err(StoreError::db("mark vanished"))?;
+        }
+        Ok(())
+    }
+
     fn mark_vanished(
         &mut self,
-        seen: &HashSet<(String, String)>,
+        seen: &HashSet<(Cow<'_, str>, &str)>,
         opts: &RefreshOptions,
         report: &mut RefreshReport,
     ) -> Result<()> {
@@ -624,23 +725,10 @@ impl Batch<'_> {
                 .map_err(StoreError::db("list files"))?
         };
         for (fid, path, key, provider, sid) in rows {
-            if seen.contains(&(path.clone(), key)) {
+            if seen.contains(&(Cow::Borrowed(path.as_str()), key.as_str())) {
                 continue;
             }
-            let complete = opts.complete_all
-                || opts
-                    .complete_for
-                    .iter()
-                    .any(|p| p.as_str() == provider.as_str());
-            if complete || !Path::new(&path).exists() {
-                self.tx
-                    .execute("UPDATE files SET live = 0 WHERE fid = ?1", [fid])
-                    .map_err(StoreError::db("mark vanished"))?;
-                report.vanished += self
-                    .tx
-                    .execute("UPDATE sessions SET live = 0 WHERE sid = ?1", [sid])
-                    .map_err(StoreError::db("mark vanished"))?;
-            }
+            self.vanish_unless_kept(fid, &path, &provider, sid, opts, report)?;
         }
         Ok(())
     }

@@ -11,3 +11,4 @@ mod lines;
 mod ownership;
 mod search;
 mod staged;
+mod vanish_bulk;
