@@ -13,12 +13,13 @@
 //! `list` / `show` / `turns` / `turn` / `search` must be identical with and without `--no-index`
 //! (S-I4).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use rusqlite::OptionalExtension;
-use scry_model::{Header, ProviderId, SessionKind, Timestamp, Warning};
+use scry_model::{Header, Warning};
 use scry_source::{EventSink, Source, SourceFile};
 use scry_store::{RefreshOptions, Store, StoreError};
 
@@ -295,29 +296,34 @@ impl EventSink for SkipSink<'_> {
     }
 }
 
-/// The headers of `files` for `list`, and the stored header JSON to complete the rows of a page.
+/// The headers of `files` for `list`, and the index to complete the rows of a page from.
 pub struct ListHeaders {
     /// One entry per listed session. Headers read from the index carry only what `list` sorts,
-    /// filters and folds by (provider, id, uri, cwd, updated, kind, parent); [`ListHeaders::full`]
-    /// completes the few rows that are shown. Headers parsed directly are complete already.
+    /// filters and folds by (provider, id, uri, cwd, updated, kind, parent: the columns of
+    /// [`scry_store::ListRow`]); [`ListHeaders::full`] completes the few rows that are shown.
+    /// Headers parsed directly are complete already.
     pub entries: Vec<Entry>,
     /// Warnings of the direct parses.
     pub warnings: Vec<Warning>,
-    stored: HashMap<(String, String), String>,
+    /// The stored session of each entry read from the index, by (path, key).
+    stored: HashMap<(String, String), i64>,
+    /// The index, inside the read transaction the rows were read in, so the page's headers
+    /// come from the same commit as the columns that sorted them.
+    store: Option<Store>,
 }
 
 impl ListHeaders {
     /// `entry` with its whole stored header (unchanged when it was parsed directly, or when the
-    /// stored JSON does not decode in full).
+    /// stored header cannot be read or decoded).
     pub fn full(&self, entry: Entry) -> Entry {
         let key = (
             entry.file.path.to_string_lossy().into_owned(),
             entry.file.key.clone().unwrap_or_default(),
         );
-        let header = self
-            .stored
-            .get(&key)
-            .and_then(|json| serde_json::from_str::<Header>(json).ok());
+        let header = match (&self.store, self.stored.get(&key)) {
+            (Some(store), Some(sid)) => store.header_by_sid(*sid).ok(),
+            _ => None,
+        };
         match header.and_then(|h| crate::catalog::keep(&entry.file, normalize(h))) {
             Some(e) => e,
             None => entry,
@@ -325,39 +331,33 @@ impl ListHeaders {
     }
 }
 
-/// The header fields `list` needs for every session (sorting, filters, folding, short ids):
-/// decoding only these from the stored JSON skips building the rest (titles, sources, models,
-/// lineage) for thousands of rows of which a page shows twenty.
-#[derive(serde::Deserialize)]
-struct ListFields {
-    provider: ProviderId,
-    id: String,
-    uri: String,
-    #[serde(default)]
-    cwd: Option<String>,
-    #[serde(default)]
-    updated: Option<Timestamp>,
-    #[serde(default)]
-    kind: SessionKind,
-    #[serde(default)]
-    parent: Option<String>,
-}
-
-impl ListFields {
-    fn into_header(self) -> Header {
-        let mut h = Header::new(self.provider, self.id);
-        h.uri = self.uri;
-        h.cwd = self.cwd;
-        h.updated = self.updated;
-        h.kind = self.kind;
-        h.parent = self.parent;
-        h
+impl Drop for ListHeaders {
+    fn drop(&mut self) {
+        if let Some(store) = &self.store {
+            if !store.connection().is_autocommit() {
+                // A read transaction has nothing to keep; closing the connection ends it too.
+                let _ = store.connection().execute_batch("COMMIT");
+            }
+        }
     }
 }
 
-/// Headers of `files` for `list` (issue #5: list from the index). The files are refreshed
-/// into the index on the way (S-I5; an unchanged file is only stat'ed) and the rows come from the
-/// stored headers — the full parse's (every model, every source, the agent name). A file the
+/// The header `list` needs for every session (sorting, filters, folding, short ids), from the
+/// indexed columns: nothing else (titles, sources, models, lineage) is read for thousands of
+/// rows of which a page shows twenty.
+fn list_header(row: scry_store::ListRow) -> Header {
+    let mut h = Header::new(row.provider, row.id);
+    h.uri = row.uri;
+    h.cwd = row.cwd;
+    h.updated = row.updated;
+    h.kind = row.kind;
+    h.parent = row.parent;
+    h
+}
+
+/// Headers of `files` for `list` (issue #5: list from the index; issue #16: from its columns).
+/// The files are refreshed into the index on the way (S-I5; an unchanged file is only stat'ed)
+/// and the rows come from the stored sessions' columns — the full parse's values. A file the
 /// index does not hold (its parse failed, or `--no-index`, or the index is unusable) is parsed
 /// in full directly, so the rows, and the warnings for unreadable files, are the same either
 /// way (S-I4).
@@ -366,23 +366,33 @@ pub fn headers(
     catalog: &crate::catalog::Catalog,
     files: &[&SourceFile],
 ) -> QueryResult<ListHeaders> {
-    let mut stored: HashMap<(String, String), String> = HashMap::new();
+    let mut rows: HashMap<(String, String), scry_store::ListRow> = HashMap::new();
+    let mut kept: Option<Store> = None;
     if let Some(mut store) = open(ctx)? {
         let owned: Vec<SourceFile> = files.iter().map(|f| (*f).clone()).collect();
         if refresh(&mut store, catalog.sources(), &owned) {
-            stored = match stored_headers(&store, files) {
-                Ok(s) => s,
+            match stored_rows(&store, files) {
+                Ok(r) => {
+                    rows = r;
+                    kept = Some(store);
+                }
                 Err(e) if e.is_corrupt() => {
                     let path = store.path().to_path_buf();
                     drop(store);
-                    recover(&path, &e.in_index(&path), catalog.sources(), &owned)
-                        .and_then(|fresh| stored_headers(&fresh, files).ok())
-                        .unwrap_or_default()
+                    if let Some(fresh) =
+                        recover(&path, &e.in_index(&path), catalog.sources(), &owned)
+                    {
+                        if let Ok(r) = stored_rows(&fresh, files) {
+                            rows = r;
+                            kept = Some(fresh);
+                        }
+                    }
                 }
-                Err(_) => HashMap::new(),
-            };
+                Err(_) => {}
+            }
         }
     }
+    let mut stored: HashMap<(String, String), i64> = HashMap::with_capacity(rows.len());
     let mut entries: Vec<Option<Entry>> = Vec::with_capacity(files.len());
     let mut missing: Vec<&SourceFile> = Vec::new();
     for f in files {
@@ -390,13 +400,12 @@ pub fn headers(
             f.path.to_string_lossy().into_owned(),
             f.key.clone().unwrap_or_default(),
         );
-        let header = stored
-            .get(&key)
-            .and_then(|json| serde_json::from_str::<ListFields>(json).ok());
-        match header {
-            Some(h) => entries.push(crate::catalog::keep(f, normalize(h.into_header()))),
+        match rows.get(&key).cloned() {
+            Some(row) => {
+                stored.insert(key, row.sid);
+                entries.push(crate::catalog::keep(f, normalize(list_header(row))));
+            }
             None => {
-                stored.remove(&key);
                 missing.push(f);
                 entries.push(None);
             }
@@ -412,51 +421,39 @@ pub fn headers(
         entries: out,
         warnings,
         stored,
+        store: kept,
     })
 }
 
-/// The stored header JSON of each of `files` the index holds without a parse error, keyed by
-/// (path, key). Any error of the index (a damaged page met mid-way included) is returned, never
-/// a partial map.
-fn stored_headers(
+/// The list columns of each of `files` the index holds without a parse error, keyed by
+/// (path, key), read in a read transaction left open for [`ListHeaders::full`]. Any error of
+/// the index (a damaged page met mid-way included) is returned, never a partial map.
+fn stored_rows(
     store: &Store,
     files: &[&SourceFile],
-) -> Result<HashMap<(String, String), String>, StoreError> {
-    let wanted: HashSet<(String, String)> = files
+) -> Result<HashMap<(String, String), scry_store::ListRow>, StoreError> {
+    let wanted: HashSet<(Cow<'_, str>, &str)> = files
         .iter()
         .map(|f| {
             (
-                f.path.to_string_lossy().into_owned(),
-                f.key.clone().unwrap_or_default(),
+                f.path.to_string_lossy(),
+                f.key.as_deref().unwrap_or_default(),
             )
         })
         .collect();
-    let failed = |source| StoreError::Persistence {
-        context: "read stored headers".into(),
-        source,
-    };
-    let mut out = HashMap::new();
-    let mut st = store
-        .connection()
-        .prepare(
-            "SELECT f.path, f.key, s.header FROM files f JOIN sessions s ON s.sid = f.sid
-             WHERE f.error IS NULL AND f.live = 1",
-        )
-        .map_err(failed)?;
-    let rows = st
-        .query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-            ))
-        })
-        .map_err(failed)?;
-    for row in rows {
-        let (path, key, header) = row.map_err(failed)?;
-        let k = (path, key);
-        if wanted.contains(&k) {
-            out.insert(k, header);
+    if store.connection().is_autocommit() {
+        store
+            .connection()
+            .execute_batch("BEGIN DEFERRED")
+            .map_err(|source| StoreError::Persistence {
+                context: "begin read".into(),
+                source,
+            })?;
+    }
+    let mut out = HashMap::with_capacity(files.len());
+    for row in store.list_rows()? {
+        if wanted.contains(&(Cow::Borrowed(row.path.as_str()), row.key.as_str())) {
+            out.insert((row.path.clone(), row.key.clone()), row);
         }
     }
     Ok(out)

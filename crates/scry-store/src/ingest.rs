@@ -418,9 +418,10 @@ pub(crate) fn write_header(
     let artifacts = (!header.artifacts.is_empty()).then(|| header.artifacts.join("\n"));
     tx.execute(
         "INSERT INTO sessions(sid, uri, provider, cwd, created, updated, kind, parent, live,
-                              title, artifacts, events, header, recency)
-         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                              title, artifacts, events, header, recency, native)
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
          ON CONFLICT(sid) DO UPDATE SET uri = excluded.uri, provider = excluded.provider,
+             native = excluded.native,
              cwd = excluded.cwd, created = excluded.created, updated = excluded.updated,
              kind = excluded.kind, parent = excluded.parent, live = excluded.live,
              title = excluded.title, artifacts = excluded.artifacts, events = excluded.events,
@@ -439,7 +440,8 @@ pub(crate) fn write_header(
             artifacts,
             events,
             json,
-            header.updated.map_or(i64::MIN, time_to_i)
+            header.updated.map_or(i64::MIN, time_to_i),
+            header.id
         ],
     )
     .map_err(StoreError::db("write session"))?;

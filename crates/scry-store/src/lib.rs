@@ -76,7 +76,7 @@ pub use error::{Result, StoreError};
 pub use facts::{LayerVersions, SessionFacts};
 pub use filter::{SessionFilter, TimeRange};
 pub use integrity::{inspect, IndexHealth, APPLICATION_ID};
-pub use read::SessionRef;
+pub use read::{ListRow, SessionRef};
 pub use refresh::{FileError, Progress, RefreshOptions, RefreshReport};
 pub use schema::{EDGE_VERSION, EXTRACTOR_VERSION, PARSER_VERSION, SCHEMA_VERSION};
 pub use search::{

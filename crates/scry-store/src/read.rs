@@ -8,14 +8,21 @@
 use std::ops::RangeInclusive;
 use std::path::Path;
 
+use std::collections::HashSet;
+
 use rusqlite::{params, params_from_iter, OptionalExtension};
-use scry_model::{Event, Header, Session, Warning};
+use scry_model::{Event, Header, ProviderId, Session, SessionKind, Timestamp, Warning};
 
 use crate::block::{Decoded, Record};
 use crate::codec::{event_from, event_id, event_id_range};
 use crate::error::{Result, StoreError};
 use crate::filter::SessionFilter;
 use crate::Store;
+
+/// The kind a `sessions.kind` column holds (written from [`SessionKind::as_str`]).
+fn kind_of(s: &str) -> Option<SessionKind> {
+    serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
+}
 
 pub(crate) fn decode_header(uri: &str, json: &str, live: bool) -> Result<Header> {
     let mut h: Header = serde_json::from_str(json).map_err(|e| StoreError::CorruptSession {
@@ -72,7 +79,113 @@ impl std::fmt::Display for SessionRef<'_> {
     }
 }
 
+/// What `list` sorts, filters and folds by for one indexed source, read from the columns of
+/// `sessions` (never from the header JSON): see [`Store::list_rows`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListRow {
+    /// The source file.
+    pub path: String,
+    /// Its key inside a multi-session store (`""` for a single-session file).
+    pub key: String,
+    /// The stored session's row id (for [`Store::header_by_sid`]).
+    pub sid: i64,
+    /// The provider.
+    pub provider: ProviderId,
+    /// The provider's session id.
+    pub id: String,
+    /// `provider:id`.
+    pub uri: String,
+    /// The working directory.
+    pub cwd: Option<String>,
+    /// Last update.
+    pub updated: Option<Timestamp>,
+    /// The session's kind.
+    pub kind: SessionKind,
+    /// The parent session's id, as the header says.
+    pub parent: Option<String>,
+}
+
 impl Store {
+    /// One [`ListRow`] per live source whose last parse succeeded (a source whose parse failed
+    /// keeps its previous session indexed, but `list` parses it directly for its warnings), in
+    /// no particular order. Reads the `files` fingerprint index, the partial index of failed
+    /// files and the leading columns of each session row: no header JSON is read or decoded.
+    /// Rows whose provider or kind this build does not know are left out (the caller parses
+    /// those sources directly).
+    pub fn list_rows(&self) -> Result<Vec<ListRow>> {
+        let fail = |source| StoreError::Persistence {
+            context: "list failed sources".into(),
+            source,
+        };
+        let mut failed: HashSet<(String, String)> = HashSet::new();
+        {
+            let mut st = self
+                .conn
+                .prepare_cached("SELECT path, key FROM files WHERE error IS NOT NULL")
+                .map_err(fail)?;
+            let rows = st
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map_err(fail)?;
+            for row in rows {
+                failed.insert(row.map_err(&fail)?);
+            }
+        }
+        let fail = |source| StoreError::Persistence {
+            context: "list sessions".into(),
+            source,
+        };
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT f.path, f.key, s.sid, s.provider, s.native, s.uri, s.cwd, s.updated,
+                        s.kind, s.parent
+                 FROM files f JOIN sessions s ON s.sid = f.sid WHERE f.live = 1",
+            )
+            .map_err(StoreError::db("list sessions"))?;
+        let mut rows = st.query([]).map_err(StoreError::db("list sessions"))?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next().map_err(&fail)? {
+            let path: String = r.get(0).map_err(&fail)?;
+            let key: String = r.get(1).map_err(&fail)?;
+            if !failed.is_empty() && failed.contains(&(path.clone(), key.clone())) {
+                continue;
+            }
+            let provider: String = r.get(3).map_err(&fail)?;
+            let kind: String = r.get(8).map_err(&fail)?;
+            let (Ok(provider), Some(kind)) = (provider.parse::<ProviderId>(), kind_of(&kind))
+            else {
+                continue;
+            };
+            let updated: Option<i64> = r.get(7).map_err(&fail)?;
+            let updated = match updated {
+                Some(ns) => match Timestamp::from_nanosecond(i128::from(ns)) {
+                    Ok(t) => Some(t),
+                    Err(_) => continue,
+                },
+                None => None,
+            };
+            out.push(ListRow {
+                path,
+                key,
+                sid: r.get(2).map_err(&fail)?,
+                provider,
+                id: r.get(4).map_err(&fail)?,
+                uri: r.get(5).map_err(&fail)?,
+                cwd: r.get(6).map_err(&fail)?,
+                updated,
+                kind,
+                parent: r.get(9).map_err(&fail)?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The whole stored header of session `sid` (a [`ListRow::sid`]), as stored (`persisted`
+    /// is `true`, `live` as last seen).
+    pub fn header_by_sid(&self, sid: i64) -> Result<Header> {
+        Ok(self.row_of(sid)?.0)
+    }
+
     /// The sid, header and event count of the session `at` names.
     pub(crate) fn sid_of<'a>(&self, at: impl Into<SessionRef<'a>>) -> Result<(i64, Header, u32)> {
         let at = at.into();

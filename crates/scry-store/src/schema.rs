@@ -16,9 +16,12 @@
 //!   currently indexed from it (`NULL` when none).
 //! - `sessions`: one row per indexed source (a session's identity is its source, not its uri:
 //!   two files holding one session id — a copied project folder — are two rows with the same
-//!   `uri`), the header as JSON plus indexed columns for the filters (provider, cwd, created,
-//!   updated, kind, parent, live, title) and `recency` (= updated, or the smallest integer when
-//!   unknown) so lists read in index order. `sid` comes from the `next_sid` counter in `meta`
+//!   `uri`), the header as JSON plus columns for what `list` sorts, filters and folds by
+//!   (provider, `native` = the provider's session id, cwd, created, updated, kind, parent, live,
+//!   title) and `recency` (= updated, or the smallest integer when unknown) so lists read in
+//!   index order. The columns precede the header, so reading them never walks the header's
+//!   overflow pages (schema 7 added `native` and `files_failed`, the partial index of the files
+//!   whose last parse failed, so `list` finds them without reading every file row). `sid` comes from the `next_sid` counter in `meta`
 //!   and is never reused: a whole parse writes under a new sid.
 //! - `pending`: sids whose blocks no session row reaches (yet or any more): a session being
 //!   written in several transactions (`since` = its last commit, a heartbeat) or replaced
@@ -47,7 +50,7 @@ use crate::error::{Result, StoreError};
 use crate::integrity::{APPLICATION_ID, MARKER_KEY};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 /// Version of L1 (how sessions and events are stored and which parser produced them).
 pub const PARSER_VERSION: i64 = 1;
 /// Version of L2 (facts extracted from stored events).
@@ -75,9 +78,11 @@ CREATE TABLE files(
     UNIQUE(path, key)
 );
 CREATE INDEX files_sid ON files(sid);
+CREATE INDEX files_failed ON files(path, key) WHERE error IS NOT NULL;
 CREATE TABLE sessions(
     sid INTEGER PRIMARY KEY,
     uri TEXT NOT NULL,
+    native TEXT NOT NULL,
     provider TEXT NOT NULL,
     cwd TEXT,
     created INTEGER,

@@ -8,6 +8,7 @@ mod corpus;
 mod facts;
 mod incremental;
 mod lines;
+mod list_columns;
 mod ownership;
 mod search;
 mod staged;
