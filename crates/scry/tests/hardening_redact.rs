@@ -6,8 +6,6 @@
 //! (`sk-live-…`, DeepSeek's `sk-` + 32 hex). Every front end must drop every one of them,
 //! mark them `[redacted:`, and keep the identifiers (uri, call id, plain paths, model) intact.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -277,32 +275,16 @@ fn web_redact_redacts_every_string_of_a_tool_call() {
         .stderr(Stdio::null())
         .spawn()
         .expect("start scry web");
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut first)
-        .expect("address line");
-    let addr = first
-        .trim()
-        .trim_end_matches('/')
-        .rsplit("http://")
-        .next()
-        .unwrap_or_default()
-        .to_string();
-    let body = (|| {
-        let mut s = TcpStream::connect(&addr).ok()?;
-        s.set_read_timeout(Some(Duration::from_secs(120))).ok();
-        let path = format!("/v1/sessions/{SESSION}/content?call={}", enc(CALL));
-        let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-        s.write_all(req.as_bytes()).ok()?;
-        let mut raw = String::new();
-        s.read_to_string(&mut raw).ok()?;
-        Some(raw)
-    })();
+    let addr = crate::util::announced_addr(&mut child);
+    let path = format!("/v1/sessions/{SESSION}/content?call={}", enc(CALL));
+    let (status, head, body) = crate::util::http_get(&addr, &path, Duration::from_secs(120));
     let _ = child.kill();
     let _ = child.wait();
-    let raw = body.unwrap_or_else(|| panic!("no answer from scry web at {first:?}"));
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-    assert!(head.starts_with("HTTP/1.1 200"), "{raw}");
+    assert_eq!(
+        status, 200,
+        "no answer from scry web at {addr}: {head}\n{body}"
+    );
+    let body = body.as_str();
     assert_redacted("web --redact content?call", body);
     let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
     assert_args("web --redact content?call", &v);

@@ -4,8 +4,6 @@
 //! answering after hundreds of such requests. Servers bind port 0 on 127.0.0.1; every wait is
 //! bounded by a generous "does not hang" limit.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -75,45 +73,15 @@ impl Serve {
             .stderr(Stdio::null())
             .spawn()
             .expect("start scry serve / web");
-        let mut out = child.stdout.take().expect("stdout");
-        let mut line = Vec::new();
-        let mut b = [0u8; 1];
-        while out.read(&mut b).unwrap_or(0) == 1 && b[0] != b'\n' {
-            line.push(b[0]);
-        }
-        let line = String::from_utf8_lossy(&line).into_owned();
-        let addr = line
-            .rsplit("http://")
-            .next()
-            .unwrap_or("")
-            .trim()
-            .trim_end_matches('/')
-            .to_string();
-        assert!(addr.starts_with("127.0.0.1:"), "no address: {line:?}");
+        let addr = crate::util::announced_addr(&mut child);
         Serve { child, addr }
     }
 
     /// `GET path`: (status, body); a missing answer within [`HANG`] fails the test.
     fn get(&self, path: &str) -> (u16, String) {
-        let mut s = TcpStream::connect(&self.addr).expect("connect");
-        s.set_read_timeout(Some(HANG)).ok();
-        let req = format!(
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-            self.addr
-        );
-        s.write_all(req.as_bytes()).expect("send");
-        let mut raw = Vec::new();
-        if let Err(e) = s.read_to_end(&mut raw) {
-            panic!("GET {path}: no answer within {HANG:?} ({e})");
-        }
-        let text = String::from_utf8_lossy(&raw).into_owned();
-        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-        let status = head
-            .split_whitespace()
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(0);
-        (status, body.to_string())
+        let (status, _, body) = crate::util::http_get(&self.addr, path, HANG);
+        assert_ne!(status, 0, "GET {path}: no answer within {HANG:?}");
+        (status, body)
     }
 
     /// `GET path` answered 404 `SESSION_NOT_FOUND`.

@@ -6,7 +6,7 @@
 //! server answers afterwards. Limits are set small through their environment variables. All on
 //! 127.0.0.1, bounded counts, generous "does not hang" deadlines only.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Barrier};
@@ -36,17 +36,7 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .expect("start scry serve");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("first line");
-        let addr = line
-            .trim()
-            .rsplit("http://")
-            .next()
-            .unwrap_or("")
-            .to_string();
-        assert!(addr.starts_with("127.0.0.1:"), "no address: {line:?}");
+        let addr = crate::util::announced_addr(&mut child);
         Server {
             child,
             addr,
@@ -78,24 +68,8 @@ impl Drop for Server {
 }
 
 fn get(addr: &str, path: &str) -> (u16, String, String) {
-    let Ok(mut s) = TcpStream::connect(addr) else {
-        return (0, String::new(), String::new());
-    };
-    s.set_read_timeout(Some(Duration::from_secs(30))).ok();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    if s.write_all(req.as_bytes()).is_err() {
-        return (0, String::new(), String::new());
-    }
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (status, head.to_ascii_lowercase(), body.to_string())
+    let (status, head, body) = crate::util::http_get(addr, path, Duration::from_secs(30));
+    (status, head.to_ascii_lowercase(), body)
 }
 
 /// Opens `n` connections that send half a request line and hold.

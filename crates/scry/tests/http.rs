@@ -3,7 +3,7 @@
 //! unknown parameter / route), the OpenAPI document against the live routes, redaction, and a
 //! request log without query strings. Servers bind port 0 (other test runs share the machine).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -69,18 +69,7 @@ impl Server {
             .stderr(std::fs::File::create(&log).expect("log file"))
             .spawn()
             .expect("start scry serve");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("first line");
-        let addr = line
-            .trim()
-            .rsplit("http://")
-            .next()
-            .unwrap_or_default()
-            .to_string();
-        assert!(addr.starts_with("127.0.0.1:"), "no address: {line:?}");
+        let addr = crate::util::announced_addr(&mut child);
         Server {
             child,
             addr,

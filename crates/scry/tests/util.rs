@@ -2,10 +2,55 @@
 //! stderr separator, the exit status), redact machine-specific paths, and write small
 //! Claude-shaped session files.
 
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command};
+use std::time::Duration;
 
 use serde_json::Value;
+
+/// The `127.0.0.1:PORT` a just-started `scry serve` / `scry web` names on its first stdout line
+/// (its stdout is taken and closed after that line).
+pub fn announced_addr(child: &mut Child) -> String {
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("address line");
+    let addr = line
+        .trim()
+        .trim_end_matches('/')
+        .rsplit("http://")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(addr.starts_with("127.0.0.1:"), "no address: {line:?}");
+    addr
+}
+
+/// `GET path` on a fresh connection to `addr` (`Host: addr`, `Connection: close`), read until
+/// the server closes or `timeout` passes: (status, head, body), status 0 when nothing usable
+/// came back (no connection, nothing sent, no status line).
+pub fn http_get(addr: &str, path: &str, timeout: Duration) -> (u16, String, String) {
+    let Ok(mut s) = TcpStream::connect(addr) else {
+        return (0, String::new(), String::new());
+    };
+    s.set_read_timeout(Some(timeout)).ok();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    if s.write_all(req.as_bytes()).is_err() {
+        return (0, String::new(), String::new());
+    }
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_string(), body.to_string())
+}
 
 /// What one run printed.
 #[derive(Debug)]
