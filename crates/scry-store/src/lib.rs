@@ -116,6 +116,8 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     versions: LayerVersions,
+    /// How long a writer waits for another's lock ([`Store::set_busy_timeout`]).
+    busy_wait: std::cell::Cell<std::time::Duration>,
 }
 
 impl std::fmt::Debug for Store {
@@ -190,13 +192,16 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             versions,
+            busy_wait: std::cell::Cell::new(BUSY_TIMEOUT),
         })
     }
 
     /// How long a statement waits for another connection's lock before failing with an error
     /// for which [`StoreError::is_busy`] holds (10 s after [`Store::open`]). A caller that must
-    /// not fail (`scry index`) retries such errors.
+    /// not fail (`scry index`) retries such errors. Refresh and prune poll for the lock for
+    /// the same time.
     pub fn set_busy_timeout(&self, timeout: std::time::Duration) -> Result<()> {
+        self.busy_wait.set(timeout);
         self.conn
             .busy_timeout(timeout)
             .map_err(StoreError::db(format!("configure {}", self.path.display())))

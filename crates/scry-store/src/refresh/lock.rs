@@ -2,6 +2,7 @@
 //! rolled back when dropped, a pause between two transactions of one writer, and a busy
 //! handler that polls often enough to get in during another writer's pause.
 
+use std::cell::Cell;
 use std::time::Duration;
 
 use rusqlite::Connection;
@@ -12,15 +13,18 @@ use crate::error::{Result, StoreError};
 /// locks are not fair: a writer that begins again at once can starve the others).
 pub(crate) const YIELD: Duration = Duration::from_millis(10);
 
-/// Longest a writer waits for the lock before giving up.
-const BUSY_WAIT: Duration = Duration::from_secs(10);
+thread_local! {
+    /// Longest a writer on this thread waits for the lock before giving up: the store's busy
+    /// timeout, set by [`poll_when_busy`] (SQLite calls the handler on the thread that runs the
+    /// statement, and a busy handler is a plain function).
+    static BUSY_WAIT: Cell<Duration> = const { Cell::new(Duration::from_secs(10)) };
+}
 
 /// A busy handler polling every millisecond or two (SQLite's default backs off to 100 ms
 /// between tries, and would miss the [`YIELD`] gaps of another writer) for [`BUSY_WAIT`].
-/// `Store::open` should use it too (its schema check takes the write lock).
 pub(crate) fn busy_poll(attempt: i32) -> bool {
     const STEP: Duration = Duration::from_millis(2);
-    let tries = BUSY_WAIT.as_millis() / STEP.as_millis();
+    let tries = BUSY_WAIT.with(Cell::get).as_millis() / STEP.as_millis();
     if u128::try_from(attempt).unwrap_or(0) >= tries {
         return false;
     }
@@ -28,8 +32,10 @@ pub(crate) fn busy_poll(attempt: i32) -> bool {
     true
 }
 
-/// Makes `conn` wait for the write lock with [`busy_poll`].
-pub(crate) fn poll_when_busy(conn: &Connection) -> Result<()> {
+/// Makes `conn` wait for the write lock with [`busy_poll`], up to `wait` (the store's busy
+/// timeout: `scry index` sets a short one to say early that it waits).
+pub(crate) fn poll_when_busy(conn: &Connection, wait: Duration) -> Result<()> {
+    BUSY_WAIT.with(|w| w.set(wait));
     conn.busy_handler(Some(busy_poll))
         .map_err(StoreError::db("configure busy handler"))
 }

@@ -357,7 +357,7 @@ impl Store {
             time: BATCH_TIME,
             blocks: opts.commit_blocks.unwrap_or(u64::MAX).max(1),
         };
-        poll_when_busy(&self.conn)?;
+        poll_when_busy(&self.conn, self.busy_wait.get())?;
         let mut i = 0;
         loop {
             if i > 0 {
@@ -433,7 +433,7 @@ impl Store {
     /// Removes every session whose source is gone (`live: false`) and its file record
     /// (`index --prune`). Returns how many sessions were removed.
     pub fn prune(&mut self) -> Result<usize> {
-        poll_when_busy(&self.conn)?;
+        poll_when_busy(&self.conn, self.busy_wait.get())?;
         let guard = TxGuard::begin(&self.conn)?;
         let tx = &self.conn;
         let fids: Vec<(i64, Option<i64>)> = {
