@@ -9,6 +9,8 @@
 //! - Grok Build `grok --resume <id>` — docs.x.ai "Sessions".
 //! - OpenCode `opencode --session <id>` — opencode.ai/docs/cli (`-s, --session`).
 //! - Cursor `cursor-agent --resume <id>` — Cursor CLI parameters (`--resume [chatId]`).
+//! - GitHub Copilot CLI `copilot --resume <id>` — `copilot --help` (`--resume [sessionId]`),
+//!   the form its maintainers use in github/copilot-cli issues (e.g. #4397, CLI 1.0.78).
 //! - Deep Agents Code `deepagents [-a <agent>] -r <id>` — deepagents-code reference
 //!   (`headless_resume`: "-r <id>", "-a"); the executable name is **unverified**.
 //! - pi `pi --session <file>` — pi coding-agent docs name `--session`; **unverified** that it
@@ -110,6 +112,11 @@ pub fn plan(h: &Header) -> Result<Plan, String> {
             &["cursor-agent", "--resume", &id],
             true,
             "Cursor CLI parameters",
+        ),
+        ProviderId::Copilot => p(
+            &["copilot", "--resume", &id],
+            true,
+            "Copilot CLI: copilot --resume [sessionId]",
         ),
         ProviderId::Deepagents => {
             let mut argv = vec!["deepagents".to_string()];

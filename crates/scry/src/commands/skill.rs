@@ -117,6 +117,8 @@ const AGENTS: &[(&str, &str, &str)] = &[
     ("antigravity", ".gemini/antigravity", "skills"),
     ("grok", ".grok", "skills"),
     ("dsh", ".dsh", "skills"),
+    // docs.github.com "Creating agent skills for Copilot CLI": personal skills in ~/.copilot/skills.
+    ("copilot", ".copilot", "skills"),
 ];
 
 /// The canonical directory links point to.
