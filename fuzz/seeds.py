@@ -67,6 +67,12 @@ def main() -> None:
             save(out, "antigravity", data)
         if under(p, "/dsh/", "/.dsh/"):
             save(out, "dsh", data + (b"" if len(data) % 2 else b"\n"))
+        if under(p, "/.copilot/session-state/"):
+            # events.jsonl, 0xFF, the session's workspace.yaml (when there is one).
+            ws = p.parent / "workspace.yaml"
+            save(out, "copilot", data)
+            if ws.is_file():
+                save(out, "copilot", data + b"\xff" + ws.read_bytes())
     for p in files(corpus, ".json"):
         if under(p, "/codex/", "/.codex/"):
             save(out, "codex", p.read_bytes())

@@ -15,6 +15,7 @@
 //! | opencode | `unknown part type 'T': N part(s) not shown` |
 //! | pi | `unknown entry type 'T' seen N time(s); skipped` |
 //! | cursor | `unknown record shape 'T' seen N time(s); skipped` |
+//! | copilot | `unknown event type 'T' seen N time(s); skipped` |
 //!
 //! The convention they share, and which new providers should keep: the type in single quotes,
 //! and the count as the first number outside the quotes (a line number may follow it).
@@ -70,6 +71,7 @@ mod tests {
             "unknown part type 't-1': 12 part(s) not shown",
             "unknown entry type 't-1' seen 12 time(s); skipped",
             "unknown record shape 't-1' seen 12 time(s); skipped",
+            "unknown event type 't-1' seen 12 time(s); skipped",
         ];
         for m in cases {
             assert_eq!(
