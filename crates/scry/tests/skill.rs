@@ -32,6 +32,11 @@ fn agents(home: &Path) -> Vec<(&'static str, PathBuf, PathBuf)> {
         ("grok", home.join(".grok"), home.join(".grok/skills/scry")),
         ("dsh", home.join(".dsh"), home.join(".dsh/skills/scry")),
         (
+            "copilot",
+            home.join(".copilot"),
+            home.join(".copilot/skills/scry"),
+        ),
+        (
             "deepagents:agent",
             home.join(".deepagents/agent"),
             home.join(".deepagents/agent/skills/scry"),
@@ -201,7 +206,14 @@ fn skill_absent_agents_skipped_unless_named() {
     std::fs::create_dir_all(h.join(".claude")).unwrap();
     let v = skill(h, &["install"]);
     assert_eq!(state_of(&v, "claude"), "linked");
-    for agent in ["codex", "antigravity", "grok", "dsh", "deepagents:agent"] {
+    for agent in [
+        "codex",
+        "antigravity",
+        "grok",
+        "dsh",
+        "copilot",
+        "deepagents:agent",
+    ] {
         assert_eq!(state_of(&v, agent), "missing");
         let a = v["agents"]
             .as_array()
