@@ -70,6 +70,39 @@ pub fn follow(
     Ok((computed.page, follow))
 }
 
+/// A [`Follow`] of session `id` from its current end, without a first page: a stream that
+/// only wants what is written from now on. When the index holds the session this costs its
+/// event count (no read of the events; compactions already in the session shadow only events
+/// before them, so the new events' surfaces do not need them); otherwise it is [`follow()`]
+/// with a one-row page (a direct read gives the resume point to continue from).
+pub fn follow_live(ctx: &Context, id: &str, q: &EventQuery) -> QueryResult<Follow> {
+    let page = PageRequest {
+        limit: 1,
+        cursor: None,
+    };
+    let (filters, opened) = prepare(ctx, id, q, &page)?;
+    let counted = opened.index.as_ref().and_then(|store| {
+        crate::indexed::lookup_uri(store, &opened.file).ok()??;
+        store.event_count(&opened.file).ok()
+    });
+    let Some(seen) = counted else {
+        return Ok(follow(ctx, id, q, &page)?.1);
+    };
+    let stat = change_stamp(&opened.file.path);
+    let mut scan = SurfaceScan::default();
+    scan.total = seen;
+    Ok(Follow {
+        sig: signature(&opened.file.path, stat.0),
+        opened,
+        filters,
+        scan,
+        seen,
+        stat,
+        size: stat.0,
+        resume: None,
+    })
+}
+
 /// A session being followed (see the module documentation).
 pub struct Follow {
     opened: Opened,

@@ -7,7 +7,8 @@
 //!   an `event: notice` when the source was truncated or rewritten, and `event: gone` (then the
 //!   end) when it was deleted. Each stream checks its source's size and mtime every
 //!   [`POLL`] and, when they changed, refreshes that one file into the index through the
-//!   partial refresh ([`scry_query::events::Follow`]): no file watcher is needed.
+//!   partial refresh ([`scry_query::events::Follow`]): no file watcher is needed. Opening a
+//!   stream costs the session's event count from the index, not a read of its events.
 //! - `GET /v1/stream` — changes of the session list: `event: session` with `{"change":
 //!   "added" | "grew", "active", "session": <list row>}` for each session the index added or
 //!   saw grow. One poller per server (not per client) watches the index's change counter
@@ -34,7 +35,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use hyper::body::Frame;
 use scry_query::events::{Follow, Update};
-use scry_query::{EventQuery, PageRequest, QueryResult, SessionRow};
+use scry_query::{EventQuery, QueryResult, SessionRow};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 
@@ -111,12 +112,7 @@ pub async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response 
     };
     let ctx = api.ctx.clone();
     let opened = bounded(REQUEST_TIME, move || -> QueryResult<Follow> {
-        let id = id_of(id)?;
-        let page = PageRequest {
-            limit: 1,
-            cursor: None,
-        };
-        Ok(scry_query::events::follow(&ctx, &id, &q, &page)?.1)
+        scry_query::events::follow_live(&ctx, &id_of(id)?, &q)
     })
     .await;
     let follow = match opened {
