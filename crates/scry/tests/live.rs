@@ -278,13 +278,14 @@ fn follow_usage_errors() {
 }
 
 /// A `scry serve` on `home` (index in `db`); killed on drop.
-fn serve(home: &Path, db: &Path) -> (Running, String) {
+fn serve(home: &Path, db: &Path, vars: &[(&str, &str)]) -> (Running, String) {
     let mut run = Running {
         child: Command::new(env!("CARGO_BIN_EXE_scry"))
             .env_clear()
             .env("HOME", home)
             .env("SCRY_DB", db)
             .env("TZ", "UTC")
+            .envs(vars.iter().copied())
             .current_dir(home)
             .args(["serve", "--port", "0"])
             .stdin(Stdio::null())
@@ -358,13 +359,17 @@ impl Sse {
 }
 
 /// The session stream delivers an appended record once, with the event route's row; the list
-/// stream reports the session as grown. Both answer at once and stay open past the request
-/// timeout.
+/// stream reports the session as grown. Both stay open past the request timeout (500 ms here:
+/// the events arrive after more than a second).
 #[test]
 fn sse_streams_deliver_appended_events_and_list_changes() {
     let lines = pi_source();
     let (tmp, home, file) = pi_home(9);
-    let (_server, addr) = serve(&home, &tmp.path().join("index.db"));
+    let (_server, addr) = serve(
+        &home,
+        &tmp.path().join("index.db"),
+        &[("SCRY_SERVE_REQUEST_TIMEOUT_MS", "500")],
+    );
     let uri = "pi:01a22d30-ecda-727d-b78c-ef0f21e58dab";
     let mut s = Sse::open(&addr, "/v1/sessions/01a22d30/stream");
     s.read_until("ready", |b| b.contains("event: ready"));
@@ -425,4 +430,35 @@ fn sse_streams_deliver_appended_events_and_list_changes() {
     // Deleting the file ends the session stream with `gone`.
     std::fs::remove_file(&file).expect("delete");
     s.read_until("gone", |b| b.contains("event: gone"));
+}
+
+/// Stream payloads are redacted like every answer of `scry serve`, and an open stream holds
+/// one of the capped connections (a request beyond the cap is refused with 503).
+#[test]
+fn sse_payloads_are_redacted_and_streams_count_against_the_connection_cap() {
+    let lines = pi_source();
+    let (tmp, home, file) = pi_home(9);
+    let (_server, addr) = serve(
+        &home,
+        &tmp.path().join("index.db"),
+        &[("SCRY_SERVE_MAX_CONNECTIONS", "2")],
+    );
+    let mut s = Sse::open(&addr, "/v1/sessions/01a22d30/stream");
+    s.read_until("ready", |b| b.contains("event: ready"));
+    let mut l = Sse::open(&addr, "/v1/stream");
+    l.read_until("the hello", |b| b.contains(": scry list stream"));
+    let (status, _, body) = crate::util::http_get(&addr, "/health", Duration::from_secs(30));
+    assert_eq!(status, 503, "two streams fill a cap of two: {body}");
+    drop(l);
+
+    // A user prompt (line 10 of the corpus session) carrying a secret.
+    let key = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEfGhIjKlMnOp";
+    let mut v: Value = serde_json::from_str(&lines[9]).expect("pi line");
+    v["message"]["content"][0]["text"] = Value::from(format!("use the key {key} please"));
+    append(&file, &format!("{v}\n"));
+    s.read_until("the new event", |b| b.contains("event: events"));
+    let got = &s.data("events")[0]["events"][0];
+    let preview = got["preview"].as_str().unwrap_or("");
+    assert!(preview.contains("[redacted:"), "{got}");
+    assert!(!s.buf.contains(key), "{}", s.buf);
 }
