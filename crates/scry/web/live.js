@@ -17,6 +17,10 @@ export function followSession(id, onEvents, onGone) {
   stopSession();
   if (typeof EventSource === 'undefined') return;
   const es = new EventSource(API.stream(id));
+  // `ready` comes on every (re)connection; after a reconnection, catch up on what was
+  // written while the stream was down.
+  let connected = false;
+  es.addEventListener('ready', (m) => { if (connected) onEvents(parse(m) || {}); connected = true; });
   es.addEventListener('events', (m) => { const d = parse(m); if (d) onEvents(d); });
   es.addEventListener('notice', (m) => { const d = parse(m); if (d) onEvents(d); });
   es.addEventListener('gone', () => { es.close(); if (onGone) onGone(); });
