@@ -404,6 +404,9 @@ fn openapi_lists_every_route_and_each_answers() {
     assert_eq!(paths.len(), routes.len());
     for path in paths.keys() {
         assert!(routes.contains(&path.as_str()), "{path}");
+        if path.ends_with("/stream") {
+            continue; // server-sent event streams never end: tests/live.rs reads them
+        }
         let concrete = path.replace("{id}", &enc(CLAUDE));
         let concrete = match path.as_str() {
             "/v1/search" => format!("{concrete}?q=test"),

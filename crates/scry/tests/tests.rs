@@ -21,6 +21,7 @@ mod http;
 mod index_cli;
 mod inspect;
 mod list;
+mod live;
 mod mcp;
 mod paging;
 mod parity;

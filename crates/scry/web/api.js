@@ -8,6 +8,8 @@ export const API = {
   content: (id) => `/v1/sessions/${encodeURIComponent(id)}/content`,
   ledger: (id, name) => `/v1/sessions/${encodeURIComponent(id)}/${name}`,
   search: '/v1/search',
+  stream: (id) => `/v1/sessions/${encodeURIComponent(id)}/stream`,
+  listStream: '/v1/stream',
 };
 
 /** An answer of the API that is not 2xx (or no answer at all: status 0, code NETWORK). */

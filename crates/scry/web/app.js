@@ -2,9 +2,11 @@
 // It routes the location hash to a view (nav.js names the hashes) and binds the keyboard and
 // the two forms. The views: list.js (sessions), search.js (hits), session.js (one session,
 // turn directory first) with side.js (stats, ledgers) and ref.js (copy reference); api.js
-// is the door to the `/v1` API, dom.js builds elements and marks matches.
+// is the door to the `/v1` API, dom.js builds elements and marks matches, live.js follows
+// the server-sent event streams (new turns, sessions that grew).
 
 import { renderList } from './list.js';
+import { stopList, stopSession } from './live.js';
 import { parseHash, hashFor, filterParams, filterSelects, config, main, side, setDefaultScope, setFilters, state } from './nav.js';
 import { clear } from './dom.js';
 import { copyRef, eventRef, sessionRef } from './ref.js';
@@ -19,6 +21,8 @@ const areaSel = document.getElementById('area');
 function route() {
   const r = parseHash();
   const token = ++state.renderToken;
+  stopSession();
+  stopList();
   if (r.view !== 'session') {
     state.lastListHash = location.hash || '#/';
     side.hidden = true;

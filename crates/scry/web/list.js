@@ -2,6 +2,7 @@
 
 import { API, get } from './api.js';
 import { clear, errorBox, fmtTime, h, plural } from './dom.js';
+import { watchList } from './live.js';
 import { currentFilters, main, sessionHash, state } from './nav.js';
 
 const PAGE = 50; // sessions per list page
@@ -69,6 +70,25 @@ export async function renderList(token) {
     if (shown === 0) list.append(h('li', { class: 'muted' }, 'No sessions match these filters.'));
   }
   await page();
+  if (token !== state.renderToken) return;
+  let added = 0;
+  const fresh = h('button', { type: 'button', class: 'link live-added', hidden: true, onclick: () => renderList(++state.renderToken) });
+  status.after(fresh);
+  watchList((d) => {
+    if (token !== state.renderToken || !d.session) return;
+    const a = Array.from(list.querySelectorAll('a.row')).find((x) => x.dataset.uri === d.session.uri);
+    if (a) {
+      a.classList.add('live');
+      if (d.active) a.classList.add('active');
+      const when = a.querySelector('.when');
+      if (when) when.textContent = fmtTime(d.session.updated || d.session.created);
+      a.title = d.active ? 'active: written to in the last minutes' : 'updated since the list loaded';
+    } else if (d.change === 'added') {
+      added += 1;
+      fresh.textContent = `${plural(added, 'new session')} — show`;
+      fresh.hidden = false;
+    }
+  }, () => { fresh.textContent = 'Sessions changed — reload the list'; fresh.hidden = false; });
 }
 
 /** Offers every workspace seen so far in the workspace box's suggestions. */

@@ -1,10 +1,12 @@
 // scry web: the session view. It loads the turn directory first and nothing else; a turn's
 // text, a tool call's arguments and result, every event of a turn (in chunks), stats and
 // ledgers load when opened. A target event (from a search hit or a ledger link) is read on
-// its own, its turn opened, and the event marked, focused and scrolled into view.
+// its own, its turn opened, and the event marked, focused and scrolled into view. While it is
+// open, the session's stream (live.js) brings new turns and the growth of open ones.
 
 import { API, get } from './api.js';
 import { clear, errorBox, findRanges, firstLine, fmtDuration, fmtTime, h, markRanges, plural, queryRegex } from './dom.js';
+import { atBottom, followSession } from './live.js';
 import { main, state } from './nav.js';
 import { copyRef, eventRef, sessionRef } from './ref.js';
 import { renderSide } from './side.js';
@@ -47,8 +49,12 @@ export async function renderSession(id, params, token) {
     s.models && s.models.length ? h('span', null, s.models.join(', ')) : null,
     h('button', { type: 'button', class: 'link', onclick: () => copyRef(sessionRef(state.view)) }, 'copy reference'));
   const dirEl = h('div', { id: 'turns', role: 'list', 'aria-label': 'Turns' });
-  main.append(back, heading, meta, h('h2', null, `${plural(state.view.turns.length, 'turn')}`), dirEl);
+  const count = h('h2', { id: 'turn-count' }, `${plural(state.view.turns.length, 'turn')}`);
+  main.append(back, heading, meta, count, dirEl);
   renderDirectory(dirEl, 0);
+  followSession(uri, () => liveUpdate(token), () => {
+    if (token === state.renderToken) main.append(h('p', { class: 'warn' }, 'The session file was deleted; no more updates.'));
+  });
   renderSide(state.view);
   if (dir.warnings && dir.warnings.length) {
     main.append(h('p', { class: 'warn' }, `${plural(dir.warnings.length, 'warning')} while reading this session`));
@@ -78,12 +84,7 @@ function turnSummary(t) {
 function renderDirectory(dirEl, from) {
   const turns = state.view.turns;
   const to = Math.min(turns.length, from + DIR_CHUNK);
-  for (let i = from; i < to; i++) {
-    const t = turns[i];
-    const d = h('details', { class: 'turn', id: `turn-${t.number}`, role: 'listitem', dataset: { turn: t.number } }, turnSummary(t));
-    d.addEventListener('toggle', () => { if (d.open && !d.dataset.loaded) loadTurn(d, t); });
-    dirEl.append(d);
-  }
+  for (let i = from; i < to; i++) dirEl.append(turnRow(turns[i]));
   const old = dirEl.querySelector('.dir-more');
   if (old) old.remove();
   if (to < turns.length) {
@@ -92,6 +93,66 @@ function renderDirectory(dirEl, from) {
       onclick: () => { renderDirectory(dirEl, to); },
     }, `Show turns ${turns[to].number}–${turns[Math.min(turns.length, to + DIR_CHUNK) - 1].number} (${turns.length - to} more)`)));
   }
+}
+
+/** The directory row of turn `t` (its body loads when opened). */
+function turnRow(t) {
+  const d = h('details', { class: 'turn', id: `turn-${t.number}`, role: 'listitem', dataset: { turn: t.number } }, turnSummary(t));
+  d.addEventListener('toggle', () => { if (d.open && !d.dataset.loaded) loadTurn(d, state.view.turns.find((x) => x.number === t.number) || t); });
+  return d;
+}
+
+let liveBusy = null;
+
+/**
+ * The session stream said new events were written: read the turn directory again, update the
+ * rows of turns that grew (and the body of an open one), append new turns. The scroll position
+ * stays, unless the page was at its bottom: then it follows the new end.
+ */
+async function liveUpdate(token) {
+  if (liveBusy) { liveBusy.again = true; return; }
+  liveBusy = { again: false };
+  try {
+    do {
+      liveBusy.again = false;
+      await applyLive(token);
+    } while (liveBusy.again && token === state.renderToken);
+  } finally {
+    liveBusy = null;
+  }
+}
+
+async function applyLive(token) {
+  let dir;
+  try { dir = await get(API.turns(state.view.id)); } catch (_) { return; }
+  if (token !== state.renderToken) return;
+  const bottom = atBottom();
+  const before = new Map(state.view.turns.map((t) => [t.number, t]));
+  const turns = dir.turns || [];
+  state.view.turns = turns;
+  const dirEl = document.getElementById('turns');
+  const more = dirEl.querySelector('.dir-more');
+  for (const t of turns) {
+    const old = before.get(t.number);
+    const el = document.getElementById(`turn-${t.number}`);
+    if (old && el) {
+      if (old.last_event === t.last_event && old.prompt === t.prompt && old.answer === t.answer) continue;
+      el.replaceChild(turnSummary(t), el.querySelector(':scope > summary'));
+      el.classList.add('grew');
+      const body = el.querySelector(':scope > .body');
+      if (el.dataset.loaded && body) {
+        body.querySelectorAll(':scope > .tools, :scope > .all-events, :scope > .page-more').forEach((x) => x.remove());
+        loadTurn(el, t);
+      }
+    } else if (!old && !more) {
+      const row = turnRow(t);
+      row.classList.add('grew');
+      dirEl.append(row);
+    }
+  }
+  const count = document.getElementById('turn-count');
+  if (count) count.textContent = plural(turns.length, 'turn');
+  if (bottom) window.scrollTo(0, document.documentElement.scrollHeight);
 }
 
 /** Makes sure the directory row of turn `n` exists (renders chunks up to it). */

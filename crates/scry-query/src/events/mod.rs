@@ -15,6 +15,7 @@
 //! [`relations()`]: see [`relations`].
 
 pub mod clause;
+pub mod follow;
 pub mod relations;
 pub mod surface;
 
@@ -28,6 +29,7 @@ use crate::page::{self, Cursor, Pos};
 use crate::{render, session_read, Availability, Context};
 
 pub use clause::{EventQuery, Filters, TextClause, TextMatch};
+pub use follow::{follow, follow_live, Follow, Update};
 pub use relations::{relations, Link, Related, Relations};
 pub use surface::SurfaceScan;
 
@@ -208,6 +210,9 @@ struct Collect<'a> {
     before: u64,
     next: Option<u32>,
     warnings: Vec<Warning>,
+    /// Keep the last resume point a direct parse offers (`events --follow` continues there).
+    keep_resume: bool,
+    resume: Option<scry_source::ResumePoint>,
 }
 
 impl EventSink for Collect<'_> {
@@ -249,6 +254,12 @@ impl EventSink for Collect<'_> {
     fn warning(&mut self, w: Warning) {
         self.warnings.push(w);
     }
+    fn wants_resume_points(&self) -> bool {
+        self.keep_resume
+    }
+    fn resume_point(&mut self, point: scry_source::ResumePoint) {
+        self.resume = Some(point);
+    }
 }
 
 /// Surfaces only (the first pass when a surface filter needs them up front).
@@ -272,6 +283,17 @@ pub fn events(
     q: &EventQuery,
     page: &PageRequest,
 ) -> QueryResult<EventPage> {
+    let (filters, opened) = prepare(ctx, id, q, page)?;
+    Ok(page_of(&opened, &filters, page, false)?.page)
+}
+
+/// Checks the page size and the filters, then opens the session.
+fn prepare(
+    ctx: &Context,
+    id: &str,
+    q: &EventQuery,
+    page: &PageRequest,
+) -> QueryResult<(Filters, session_read::Opened)> {
     if page.limit == 0 || page.limit > MAX_LIMIT {
         return Err(QueryError::usage(
             ErrorCode::InvalidPageSize,
@@ -279,10 +301,29 @@ pub fn events(
         ));
     }
     let filters = Filters::parse(q, Timestamp::now())?;
+    let opened = session_read::open(ctx, id)?;
+    Ok((filters, opened))
+}
+
+/// A page and what streaming the session left behind for following it.
+struct Computed {
+    page: EventPage,
+    /// The surfaces folded over every event streamed.
+    scan: SurfaceScan,
+    /// The last resume point of a direct parse (when asked for).
+    resume: Option<scry_source::ResumePoint>,
+}
+
+/// One page of the events of `opened` that pass `filters`.
+fn page_of(
+    opened: &session_read::Opened,
+    filters: &Filters,
+    page: &PageRequest,
+    keep_resume: bool,
+) -> QueryResult<Computed> {
     let filters_json = filters.to_json();
     let selection = selection_key(&filters_json, page.limit);
     let cursor = page.cursor.as_deref().map(Cursor::decode).transpose()?;
-    let opened = session_read::open(ctx, id)?;
     let fingerprint = crate::source_fingerprint(&opened.file.path);
     let uri = format!("{}:{}", opened.file.provider, opened.file.id);
     let start = match &cursor {
@@ -290,15 +331,15 @@ pub fn events(
         None => 0,
     };
     let start = u32::try_from(start).unwrap_or(u32::MAX);
-    let shadow_end = if filters.surfaces.is_empty() {
-        None
-    } else {
+    let mut first_scan = None;
+    if !filters.surfaces.is_empty() {
         let mut first = ScanOnly(SurfaceScan::default());
         opened.stream(&mut first)?;
-        Some(first.0.shadow_end())
-    };
+        first_scan = Some(first.0);
+    }
+    let shadow_end = first_scan.as_ref().map(SurfaceScan::shadow_end);
     let mut sink = Collect {
-        filters: &filters,
+        filters,
         shadow_end,
         scan: SurfaceScan::default(),
         start,
@@ -308,6 +349,8 @@ pub fn events(
         before: 0,
         next: None,
         warnings: Vec::new(),
+        keep_resume,
+        resume: None,
     };
     let header = opened.stream(&mut sink)?;
     let end = shadow_end.unwrap_or_else(|| sink.scan.shadow_end());
@@ -331,7 +374,8 @@ pub fn events(
         }
         .encode()
     });
-    Ok(EventPage {
+    let session_events = sink.scan.total;
+    let page = EventPage {
         header,
         fingerprint: format!("{fingerprint:016x}"),
         availability: opened.availability(),
@@ -339,10 +383,17 @@ pub fn events(
         events,
         total: sink.total,
         before: sink.before,
-        session_events: sink.scan.total,
+        session_events,
         limit: page.limit,
         next_cursor,
         warnings: sink.warnings,
+    };
+    // The second pass of a surface filter does not fold surfaces: the first pass did.
+    let scan = first_scan.unwrap_or(sink.scan);
+    Ok(Computed {
+        page,
+        scan,
+        resume: sink.resume,
     })
 }
 

@@ -3,6 +3,10 @@
 //! with `--limit` and a cursor; `scry events <id> --relations <seq>` (S-Q6): one event's
 //! surface, replacement chain, compaction group and source / derived events. Both answer
 //! through the query crate (`scry_query::events`, `scry_query::relations`).
+//! `scry events <id> --follow` prints the page, then the session's new events as they are
+//! written ([`follow`]).
+
+mod follow;
 
 use clap::Args;
 use scry_model::Surface;
@@ -52,6 +56,9 @@ pub struct EventsArgs {
         conflicts_with_all = ["seq", "since", "until", "kind", "surface", "text", "cursor"]
     )]
     pub relations: Option<String>,
+    /// Keep printing new events as the session is written (filters apply); Ctrl-C ends
+    #[arg(long, conflicts_with = "relations")]
+    pub follow: bool,
 }
 
 /// Runs `scry events`.
@@ -76,6 +83,9 @@ pub fn run(ctx: &Ctx, args: &EventsArgs) -> CliResult<Output> {
         limit: args.limit,
         cursor: args.cursor.clone(),
     };
+    if args.follow {
+        return follow::run(ctx, &args.id, &q, &page, s);
+    }
     let p = scry_query::events(ctx, &args.id, &q, &page)?;
     if ctx.json {
         return Ok(super::json_out(&p.to_json()).into());
@@ -122,18 +132,24 @@ fn row_head(r: &EventRow, s: Style) -> String {
     }
 }
 
+/// A row as the text output shows it: its head line and, indented, its preview.
+fn row_text(r: &EventRow, s: Style) -> String {
+    let mut out = row_head(r, s);
+    out.push('\n');
+    if !r.preview.is_empty() {
+        out.push_str(&format!(
+            "  {}\n",
+            render::clip(&r.preview, render::WIDTH - 2)
+        ));
+    }
+    out
+}
+
 fn page_text(p: &EventPage, s: Style) -> Output {
     let mut out = title(&p.header, s);
     out.push('\n');
     for r in &p.events {
-        out.push_str(&row_head(r, s));
-        out.push('\n');
-        if !r.preview.is_empty() {
-            out.push_str(&format!(
-                "  {}\n",
-                render::clip(&r.preview, render::WIDTH - 2)
-            ));
-        }
+        out.push_str(&row_text(r, s));
     }
     if p.events.is_empty() {
         out.push_str("(no matching events)\n");

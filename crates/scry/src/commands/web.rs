@@ -44,6 +44,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("session.js", JS, include_str!("../../web/session.js")),
     ("side.js", JS, include_str!("../../web/side.js")),
     ("ref.js", JS, include_str!("../../web/ref.js")),
+    ("live.js", JS, include_str!("../../web/live.js")),
     (
         "style.css",
         "text/css; charset=utf-8",

@@ -14,6 +14,7 @@
 pub mod openapi;
 mod routes;
 pub mod server;
+pub mod stream;
 
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
@@ -81,6 +82,8 @@ pub struct Api {
     pub ctx: scry_query::Context,
     /// How to answer.
     pub opts: ApiOptions,
+    /// The list-change poller of `/v1/stream` (started by its first client).
+    pub hub: stream::Hub,
 }
 
 /// The API router for `ctx`: every route of [`openapi::ROUTES`] behind the guards, without a
@@ -88,14 +91,22 @@ pub struct Api {
 /// entry `scry web` mounts beside its page (see [`front_router`]).
 pub fn api_router(ctx: scry_query::Context, opts: ApiOptions) -> Router {
     let guards = opts.clone();
-    let api = Arc::new(Api { ctx, opts });
+    let api = Arc::new(Api {
+        ctx,
+        opts,
+        hub: stream::Hub::default(),
+    });
     guarded(routes::routes(api), &guards)
 }
 
 /// The whole `scry serve` app: the API plus a JSON 404 for unknown paths, all behind the guards.
 pub fn serve_router(ctx: scry_query::Context, opts: ApiOptions) -> Router {
     let guards = opts.clone();
-    let api = Arc::new(Api { ctx, opts });
+    let api = Arc::new(Api {
+        ctx,
+        opts,
+        hub: stream::Hub::default(),
+    });
     let app = routes::routes(api).fallback(not_found);
     guarded(app, &guards)
 }

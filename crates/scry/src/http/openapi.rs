@@ -104,6 +104,39 @@ const EVENTS: &[Param] = &[
     ),
 ];
 
+const STREAM: &[Param] = &[
+    p(
+        "seq",
+        "string",
+        "Seq ranges, 0-based, inclusive: 10-40, 7, 30-, 1,5-9",
+    ),
+    p(
+        "since",
+        "string",
+        "Events at or after: 30m, 24h, 7d, or an ISO date / time",
+    ),
+    p(
+        "until",
+        "string",
+        "Events at or before: a duration ago, an ISO date (through its end) or time",
+    ),
+    p(
+        "kind",
+        "string",
+        "Event kinds, comma-separated (tool_call,tool_result,…)",
+    ),
+    p(
+        "surface",
+        "string",
+        "Surfaces, comma-separated: current, shadowed, log-only",
+    ),
+    p(
+        "text",
+        "string",
+        "Text clause: literal, case-insensitive, whitespace-flexible",
+    ),
+];
+
 const CONTENT: &[Param] = &[
     p(
         "turns",
@@ -268,6 +301,11 @@ pub const ROUTES: &[Route] = &[
         params: EVENTS,
     },
     Route {
+        path: "/v1/sessions/{id}/stream",
+        summary: "Server-sent events: the session's new events as they are written (ready, events, notice, gone), rows as in /events",
+        params: STREAM,
+    },
+    Route {
         path: "/v1/sessions/{id}/lineage",
         summary: "Ancestors, descendants, root (scry trace --json)",
         params: &[],
@@ -306,6 +344,11 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/headers",
         summary: "Batch read of headers: one result per reference, in order",
         params: BATCH,
+    },
+    Route {
+        path: "/v1/stream",
+        summary: "Server-sent events: sessions the index added or saw grow (session: {change, active, session: list row}; reset)",
+        params: &[],
     },
 ];
 

@@ -25,7 +25,7 @@ use super::openapi::{self, Route};
 use super::{error_response, json_response, Api};
 
 /// The query parameters of one request, checked against the route's list.
-struct Params(Vec<(String, String)>);
+pub(super) struct Params(Vec<(String, String)>);
 
 impl Params {
     fn checked(
@@ -55,7 +55,7 @@ impl Params {
         Ok(Params(pairs))
     }
 
-    fn get(&self, name: &str) -> Option<String> {
+    pub(super) fn get(&self, name: &str) -> Option<String> {
         self.0
             .iter()
             .find(|(k, v)| k == name && !v.is_empty())
@@ -91,8 +91,8 @@ impl Params {
     }
 }
 
-type Raw = Result<Query<Vec<(String, String)>>, QueryRejection>;
-type Id = Result<Path<String>, PathRejection>;
+pub(super) type Raw = Result<Query<Vec<(String, String)>>, QueryRejection>;
+pub(super) type Id = Result<Path<String>, PathRejection>;
 
 /// How long the blocking work of one request may run before its client is answered 504
 /// (`ABORTED`). Generous — a cold index refresh of a large archive can take a while — but
@@ -131,7 +131,7 @@ where
 }
 
 /// The parameters of a request to `path`, checked against its route.
-fn checked(path: &'static str, raw: Raw) -> QueryResult<Params> {
+pub(super) fn checked(path: &'static str, raw: Raw) -> QueryResult<Params> {
     let route = openapi::route(path)
         .ok_or_else(|| QueryError::new(ErrorCode::Aborted, "route not in the table"))?;
     Params::checked(route, raw)
@@ -147,7 +147,7 @@ fn ok_response(mut v: Value, reveal: bool) -> Response {
 
 /// Why [`bounded`] work gave no value.
 #[derive(Debug)]
-enum Unanswered {
+pub(super) enum Unanswered {
     /// The work returned an error (or panicked).
     Failed(QueryError),
     /// The time bound passed first (answered 504).
@@ -158,7 +158,7 @@ use Unanswered::{Failed, Late};
 /// Runs `work` on the blocking pool and waits at most `limit` for it. Past the limit the
 /// caller gets [`Unanswered::Late`] at once; the work cannot be interrupted and finishes (or
 /// not) on its own thread, its result dropped.
-async fn bounded<T, W>(limit: Duration, work: W) -> Result<T, Unanswered>
+pub(super) async fn bounded<T, W>(limit: Duration, work: W) -> Result<T, Unanswered>
 where
     T: Send + 'static,
     W: FnOnce() -> QueryResult<T> + Send + 'static,
@@ -180,7 +180,7 @@ where
     }
 }
 
-fn id_of(id: Id) -> QueryResult<String> {
+pub(super) fn id_of(id: Id) -> QueryResult<String> {
     id.map(|Path(s)| s)
         .map_err(|e| QueryError::usage(ErrorCode::InvalidQuery, format!("bad session id: {e}")))
 }
@@ -197,6 +197,7 @@ pub fn table() -> Vec<(&'static str, MethodRouter<Arc<Api>>)> {
         ("/v1/sessions/{id}/turns", get(turns)),
         ("/v1/sessions/{id}/content", get(content)),
         ("/v1/sessions/{id}/events", get(events)),
+        ("/v1/sessions/{id}/stream", get(super::stream::session)),
         ("/v1/sessions/{id}/lineage", get(lineage)),
         ("/v1/sessions/{id}/commands", get(commands)),
         ("/v1/sessions/{id}/files", get(files)),
@@ -205,6 +206,7 @@ pub fn table() -> Vec<(&'static str, MethodRouter<Arc<Api>>)> {
         ("/v1/graph/{id}", get(graph)),
         ("/v1/search", get(search)),
         ("/v1/headers", get(headers)),
+        ("/v1/stream", get(super::stream::list)),
     ]
 }
 
