@@ -31,11 +31,13 @@ pub enum ProviderId {
     Pi,
     /// Cursor CLI (`cursor-agent`).
     Cursor,
+    /// Qwen Code.
+    Qwen,
 }
 
 impl ProviderId {
     /// Every provider, in display order.
-    pub const ALL: [ProviderId; 11] = [
+    pub const ALL: [ProviderId; 12] = [
         ProviderId::Claude,
         ProviderId::Codex,
         ProviderId::Gemini,
@@ -47,6 +49,7 @@ impl ProviderId {
         ProviderId::Opencode,
         ProviderId::Pi,
         ProviderId::Cursor,
+        ProviderId::Qwen,
     ];
 
     /// The stable lowercase id used in URIs, flags and JSON (`claude`, `codex`, …).
@@ -63,6 +66,7 @@ impl ProviderId {
             ProviderId::Opencode => "opencode",
             ProviderId::Pi => "pi",
             ProviderId::Cursor => "cursor",
+            ProviderId::Qwen => "qwen",
         }
     }
 
@@ -80,6 +84,7 @@ impl ProviderId {
             ProviderId::Opencode => "OpenCode",
             ProviderId::Pi => "pi",
             ProviderId::Cursor => "Cursor CLI",
+            ProviderId::Qwen => "Qwen Code",
         }
     }
 }

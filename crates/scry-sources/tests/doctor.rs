@@ -38,7 +38,8 @@ fn write(path: &Path, text: &str) {
 /// - codex 3, gemini 2 (`find .codex .gemini -name '*.jsonl'`), dsh 4 (`find .dsh -name
 ///   'session.jsonl.zstd'`), pi 1 (`find .pi -name '*.jsonl'`);
 /// - opencode 2: `sqlite3 opencode.db 'select count(*) from session'`;
-/// - deepagents 2: real/README.md — one thread plus its `task` subagent namespace.
+/// - deepagents 2: real/README.md — one thread plus its `task` subagent namespace;
+/// - qwen 3: `find .qwen/projects -name '*.jsonl'` (two chats and one subagent transcript).
 #[test]
 fn real_home_every_present_provider_parses() {
     let home = real_home();
@@ -51,6 +52,7 @@ fn real_home_every_present_provider_parses() {
         (ProviderId::Opencode, 2),
         (ProviderId::Pi, 1),
         (ProviderId::Deepagents, 2),
+        (ProviderId::Qwen, 3),
     ]
     .into();
     for h in &report.providers {
@@ -94,7 +96,7 @@ fn real_home_every_present_provider_parses() {
 
     let text = render_text(&report);
     assert!(
-        text.starts_with("16 sources found, 0 excluded, 16 parsed, 0 failed"),
+        text.starts_with("19 sources found, 0 excluded, 19 parsed, 0 failed"),
         "{text}"
     );
     assert!(text.contains("\nclaude (Claude Code)\n"), "{text}");
