@@ -9,6 +9,7 @@
 //! - Grok Build `grok --resume <id>` — docs.x.ai "Sessions".
 //! - OpenCode `opencode --session <id>` — opencode.ai/docs/cli (`-s, --session`).
 //! - Cursor `cursor-agent --resume <id>` — Cursor CLI parameters (`--resume [chatId]`).
+//! - Qwen Code `qwen --resume <id>` — Qwen Code CLI docs (`--resume [sessionId]`, `-r`).
 //! - Deep Agents Code `deepagents [-a <agent>] -r <id>` — deepagents-code reference
 //!   (`headless_resume`: "-r <id>", "-a"); the executable name is **unverified**.
 //! - pi `pi --session <file>` — pi coding-agent docs name `--session`; **unverified** that it
@@ -110,6 +111,11 @@ pub fn plan(h: &Header) -> Result<Plan, String> {
             &["cursor-agent", "--resume", &id],
             true,
             "Cursor CLI parameters",
+        ),
+        ProviderId::Qwen => p(
+            &["qwen", "--resume", &id],
+            true,
+            "Qwen Code CLI: --resume [sessionId]",
         ),
         ProviderId::Deepagents => {
             let mut argv = vec!["deepagents".to_string()];
