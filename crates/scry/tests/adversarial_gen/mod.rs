@@ -25,6 +25,7 @@ use crate::util::{claude_line, claude_session, corpus};
 
 mod databases;
 mod files;
+mod qwen;
 
 const CWD: &str = "/work/adv";
 const HEALTHY: &str = "0e000001-0000-4000-8000-000000000000";
