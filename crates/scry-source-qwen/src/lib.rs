@@ -176,16 +176,26 @@ impl Source for QwenSource {
 
 /// The header from the path, the envelope facts and (for a subagent) its `.meta.json`.
 fn header(file: &SourceFile, facts: &map::Facts) -> Header {
-    let sub = file.kind == SessionKind::Subagent;
-    let id = if sub {
+    // A subagent transcript given by path outside the layout still says what it is: its
+    // records carry `agentId`, and their `sessionId` is the parent's.
+    let sub = file.kind == SessionKind::Subagent || facts.agent_id.is_some();
+    let id = if file.kind == SessionKind::Subagent {
         file.id.clone()
     } else {
-        facts.session_id.clone().unwrap_or_else(|| file.id.clone())
+        facts
+            .agent_id
+            .clone()
+            .or_else(|| facts.session_id.clone())
+            .unwrap_or_else(|| file.id.clone())
     };
     let mut h = Header::new(ProviderId::Qwen, id);
     h.sources.push(file.path.clone());
     h.sources.extend(file.related.iter().cloned());
-    h.kind = file.kind;
+    h.kind = if sub {
+        SessionKind::Subagent
+    } else {
+        file.kind
+    };
     h.cwd.clone_from(&facts.cwd);
     h.git_branch.clone_from(&facts.branch);
     h.agent_version.clone_from(&facts.version);

@@ -31,6 +31,7 @@ pub struct ParseStats {
 
 /// Envelope facts of the first records.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Facts {
     /// `sessionId`.
     pub session_id: Option<String>,
@@ -42,6 +43,8 @@ pub struct Facts {
     pub version: Option<String>,
     /// `agentName` (subagent files).
     pub agent_name: Option<String>,
+    /// `agentId` (subagent files: the subagent's own id; `sessionId` is the parent's).
+    pub agent_id: Option<String>,
 }
 
 /// Maps the records of one file.
@@ -107,6 +110,7 @@ impl Mapper {
             (&mut f.branch, "gitBranch"),
             (&mut f.version, "version"),
             (&mut f.agent_name, "agentName"),
+            (&mut f.agent_id, "agentId"),
         ] {
             if slot.is_none() {
                 *slot = str_of(v, key).filter(|x| !x.is_empty()).map(String::from);
@@ -281,7 +285,9 @@ impl Mapper {
                 *self.stats.telemetry.entry(name.to_string()).or_insert(0) += 1;
                 let Some(ev) = ev else { return };
                 match name {
-                    "qwen-code.tool_call" => {
+                    // A subagent's calls (`prompt_id` `<sid>#<agentId>#<n>`) are answered in
+                    // its own file: only the main chat's wait here.
+                    "qwen-code.tool_call" if !of_subagent(ev) => {
                         if let (Some(id), Some(d)) =
                             (str_of(ev, "call_id"), u64_of(ev, "duration_ms"))
                         {
@@ -439,6 +445,13 @@ fn parts(v: &Value) -> Vec<Value> {
     v.get("message").map(parts_of).unwrap_or_default()
 }
 
+/// Whether a telemetry event belongs to a subagent run: its `prompt_id` names an agent between
+/// the session id and the prompt counter (`<sid>#<agentId>#<n>`; the main chat's is
+/// `<sid>########<n>`).
+fn of_subagent(ev: &Value) -> bool {
+    str_of(ev, "prompt_id").is_some_and(|p| p.split('#').filter(|x| !x.is_empty()).count() > 2)
+}
+
 /// `parts` of a Gemini-shaped message (a string counts as one text part).
 fn parts_of(m: &Value) -> Vec<Value> {
     match m.get("parts").or_else(|| m.get("content")) {
@@ -542,6 +555,15 @@ mod tests {
             (60, 40, 15, 115)
         );
         assert!(usage(&json!({})).is_none());
+    }
+
+    #[test]
+    fn subagent_telemetry_is_told_by_its_prompt_id() {
+        let p = |id: &str| json!({ "prompt_id": id });
+        assert!(!of_subagent(&p("4106c652-5ce3########3")));
+        assert!(of_subagent(&p("4106c652-5ce3#general-purpose-call_08#0")));
+        assert!(!of_subagent(&p("compress-1796163143629")));
+        assert!(!of_subagent(&json!({})));
     }
 
     #[test]

@@ -297,3 +297,16 @@ fn a_torn_last_line_is_a_warning_and_the_rest_is_read() {
     assert_eq!(s.warnings.len(), 1);
     assert_eq!(s.warnings[0].kind, scry_model::WarningKind::IncompleteTail);
 }
+
+#[test]
+fn a_subagent_file_given_outside_the_layout_is_still_the_subagent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("sub.jsonl");
+    std::fs::copy(file(SUB).path, &copy).unwrap();
+    let f = QwenSource.detect(&copy).expect("detected");
+    let s = QwenSource.parse(&f).unwrap();
+    assert_eq!(s.header.id, SUB);
+    assert_eq!(s.header.kind, SessionKind::Subagent);
+    assert_eq!(s.header.parent.as_deref(), Some(MAIN));
+    assert_eq!(s.header.lineage[0].evidence, "sessionId");
+}
