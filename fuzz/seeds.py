@@ -61,6 +61,10 @@ def main() -> None:
             save(out, "gemini", data)
         if under(p, "/.pi/", "/pi/"):
             save(out, "pi", data)
+        if under(p, "/.qwen/", "/qwen/"):
+            # Even length: a chat log; odd: a subagent transcript (see the target).
+            save(out, "qwen", data + (b"" if len(data) % 2 == 0 else b"\n"))
+            save(out, "qwen", data + (b"\n" if len(data) % 2 == 0 else b""))
         if under(p, "/cursor/", "/.cursor/"):
             save(out, "cursor", data)
         if under(p, "/antigravity/", "/brain/"):

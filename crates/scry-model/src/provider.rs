@@ -33,11 +33,13 @@ pub enum ProviderId {
     Cursor,
     /// GitHub Copilot CLI.
     Copilot,
+    /// Qwen Code.
+    Qwen,
 }
 
 impl ProviderId {
     /// Every provider, in display order.
-    pub const ALL: [ProviderId; 12] = [
+    pub const ALL: [ProviderId; 13] = [
         ProviderId::Claude,
         ProviderId::Codex,
         ProviderId::Gemini,
@@ -50,6 +52,7 @@ impl ProviderId {
         ProviderId::Pi,
         ProviderId::Cursor,
         ProviderId::Copilot,
+        ProviderId::Qwen,
     ];
 
     /// The stable lowercase id used in URIs, flags and JSON (`claude`, `codex`, …).
@@ -67,6 +70,7 @@ impl ProviderId {
             ProviderId::Pi => "pi",
             ProviderId::Cursor => "cursor",
             ProviderId::Copilot => "copilot",
+            ProviderId::Qwen => "qwen",
         }
     }
 
@@ -85,6 +89,7 @@ impl ProviderId {
             ProviderId::Pi => "pi",
             ProviderId::Cursor => "Cursor CLI",
             ProviderId::Copilot => "GitHub Copilot CLI",
+            ProviderId::Qwen => "Qwen Code",
         }
     }
 }

@@ -181,12 +181,19 @@ pub fn detect(path: &Path) -> Option<SourceFile> {
 
 /// True when one of the first complete lines is a Claude Code record: a `user` / `assistant`
 /// line with a `message.role`, a `summary` with `leafUuid`, or a Claude bookkeeping type with a
-/// `sessionId`.
+/// `sessionId` (lines with Qwen Code's `message.parts` / `systemPayload` do not count).
 pub fn sniff(head: &[u8]) -> bool {
     for line in head.split(|b| *b == b'\n').take(40) {
         let Ok(v) = serde_json::from_slice::<Value>(line) else {
             continue;
         };
+        // Qwen Code writes the same envelope with Gemini-shaped `message.parts` and
+        // `systemPayload`; Claude Code never does.
+        if v.get("message").and_then(|m| m.get("parts")).is_some()
+            || v.get("systemPayload").is_some()
+        {
+            continue;
+        }
         let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
         let has_role = v
             .get("message")

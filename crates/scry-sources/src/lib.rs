@@ -35,6 +35,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(scry_source_deepagents::DeepagentsSource),
         Box::new(scry_source_mtagent::MtagentSource),
         Box::new(scry_source_copilot::CopilotSource),
+        Box::new(scry_source_qwen::QwenSource),
     ]
 }
 

@@ -40,6 +40,7 @@ fn write(path: &Path, text: &str) {
 /// - opencode 2: `sqlite3 opencode.db 'select count(*) from session'`;
 /// - deepagents 2: real/README.md — one thread plus its `task` subagent namespace;
 /// - copilot 2: `find .copilot/session-state -name events.jsonl`.
+/// - qwen 3: `find .qwen/projects -name '*.jsonl'` (two chats and one subagent transcript).
 #[test]
 fn real_home_every_present_provider_parses() {
     let home = real_home();
@@ -53,6 +54,7 @@ fn real_home_every_present_provider_parses() {
         (ProviderId::Pi, 1),
         (ProviderId::Deepagents, 2),
         (ProviderId::Copilot, 2),
+        (ProviderId::Qwen, 3),
     ]
     .into();
     for h in &report.providers {
@@ -96,7 +98,7 @@ fn real_home_every_present_provider_parses() {
 
     let text = render_text(&report);
     assert!(
-        text.starts_with("18 sources found, 0 excluded, 18 parsed, 0 failed"),
+        text.starts_with("21 sources found, 0 excluded, 21 parsed, 0 failed"),
         "{text}"
     );
     assert!(text.contains("\nclaude (Claude Code)\n"), "{text}");

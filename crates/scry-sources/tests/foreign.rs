@@ -61,6 +61,7 @@ fn no_provider_detects_another_agents_files() {
     // Every provider with corpus files of its own is represented (the corpus README lists them).
     for agent in [
         "claude", "codex", "gemini", "dsh", "opencode", "pi", "cursor", "grok", "copilot",
+        "qwen",
     ] {
         assert!(
             owned.iter().any(|(a, _)| *a == agent),

@@ -31,6 +31,7 @@ fn agents(home: &Path) -> Vec<(&'static str, PathBuf, PathBuf)> {
         ),
         ("grok", home.join(".grok"), home.join(".grok/skills/scry")),
         ("dsh", home.join(".dsh"), home.join(".dsh/skills/scry")),
+        ("qwen", home.join(".qwen"), home.join(".qwen/skills/scry")),
         (
             "copilot",
             home.join(".copilot"),

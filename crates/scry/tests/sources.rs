@@ -18,6 +18,7 @@ fn doctor_reports_every_provider_of_the_real_corpus() {
         "opencode",
         "pi",
         "deepagents",
+        "qwen",
     ] {
         assert!(
             text.contains(&format!("\"{provider}\"")),

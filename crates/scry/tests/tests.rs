@@ -4,6 +4,7 @@
 mod adversarial;
 mod adversarial_gen;
 mod agent_copilot;
+mod agent_qwen;
 mod browser;
 mod demo;
 mod errors;

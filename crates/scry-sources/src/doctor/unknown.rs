@@ -16,6 +16,7 @@
 //! | pi | `unknown entry type 'T' seen N time(s); skipped` |
 //! | cursor | `unknown record shape 'T' seen N time(s); skipped` |
 //! | copilot | `unknown event type 'T' seen N time(s); skipped` |
+//! | qwen | `unknown record type 'T' seen N time(s); skipped` |
 //!
 //! The convention they share, and which new providers should keep: the type in single quotes,
 //! and the count as the first number outside the quotes (a line number may follow it).

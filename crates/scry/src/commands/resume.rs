@@ -11,6 +11,7 @@
 //! - Cursor `cursor-agent --resume <id>` — Cursor CLI parameters (`--resume [chatId]`).
 //! - GitHub Copilot CLI `copilot --resume <id>` — `copilot --help` (`--resume [sessionId]`),
 //!   the form its maintainers use in github/copilot-cli issues (e.g. #4397, CLI 1.0.78).
+//! - Qwen Code `qwen --resume <id>` — Qwen Code CLI docs (`--resume [sessionId]`, `-r`).
 //! - Deep Agents Code `deepagents [-a <agent>] -r <id>` — deepagents-code reference
 //!   (`headless_resume`: "-r <id>", "-a"); the executable name is **unverified**.
 //! - pi `pi --session <file>` — pi coding-agent docs name `--session`; **unverified** that it
@@ -117,6 +118,11 @@ pub fn plan(h: &Header) -> Result<Plan, String> {
             &["copilot", "--resume", &id],
             true,
             "Copilot CLI: copilot --resume [sessionId]",
+        ),
+        ProviderId::Qwen => p(
+            &["qwen", "--resume", &id],
+            true,
+            "Qwen Code CLI: --resume [sessionId]",
         ),
         ProviderId::Deepagents => {
             let mut argv = vec!["deepagents".to_string()];

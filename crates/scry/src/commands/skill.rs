@@ -51,7 +51,7 @@ pub enum SkillAction {
 /// Flags every action takes.
 #[derive(Debug, Args)]
 pub struct SkillFlags {
-    /// Only these agents (comma-separated: claude, codex, antigravity, grok, dsh, deepagents,
+    /// Only these agents (comma-separated: claude, codex, antigravity, grok, dsh, qwen, deepagents,
     /// deepagents:<name>); named agents are handled even when their home directory is absent
     #[arg(long, value_name = "A,B")]
     pub agent: Option<String>,
@@ -119,6 +119,7 @@ const AGENTS: &[(&str, &str, &str)] = &[
     ("dsh", ".dsh", "skills"),
     // docs.github.com "Creating agent skills for Copilot CLI": personal skills in ~/.copilot/skills.
     ("copilot", ".copilot", "skills"),
+    ("qwen", ".qwen", "skills"),
 ];
 
 /// The canonical directory links point to.
@@ -182,7 +183,7 @@ fn targets(ctx: &Ctx, agent: Option<&str>) -> CliResult<(Vec<Target>, bool)> {
             return Err(CliError::usage(
                 ErrorCode::InvalidFilter,
                 format!(
-                    "unknown agent {name:?} (known: claude, codex, antigravity, grok, dsh, deepagents, deepagents:<name>)"
+                    "unknown agent {name:?} (known: claude, codex, antigravity, grok, dsh, qwen, deepagents, deepagents:<name>)"
                 ),
             ));
         }

@@ -26,6 +26,7 @@ use crate::util::{claude_line, claude_session, corpus};
 mod copilot;
 mod databases;
 mod files;
+mod qwen;
 
 const CWD: &str = "/work/adv";
 const HEALTHY: &str = "0e000001-0000-4000-8000-000000000000";
