@@ -31,11 +31,15 @@ pub enum ProviderId {
     Pi,
     /// Cursor CLI (`cursor-agent`).
     Cursor,
+    /// Continue CLI (`cn`).
+    Continue,
+    /// Aider (chat histories inside project directories).
+    Aider,
 }
 
 impl ProviderId {
     /// Every provider, in display order.
-    pub const ALL: [ProviderId; 11] = [
+    pub const ALL: [ProviderId; 13] = [
         ProviderId::Claude,
         ProviderId::Codex,
         ProviderId::Gemini,
@@ -47,6 +51,8 @@ impl ProviderId {
         ProviderId::Opencode,
         ProviderId::Pi,
         ProviderId::Cursor,
+        ProviderId::Continue,
+        ProviderId::Aider,
     ];
 
     /// The stable lowercase id used in URIs, flags and JSON (`claude`, `codex`, …).
@@ -63,6 +69,8 @@ impl ProviderId {
             ProviderId::Opencode => "opencode",
             ProviderId::Pi => "pi",
             ProviderId::Cursor => "cursor",
+            ProviderId::Continue => "continue",
+            ProviderId::Aider => "aider",
         }
     }
 
@@ -80,6 +88,8 @@ impl ProviderId {
             ProviderId::Opencode => "OpenCode",
             ProviderId::Pi => "pi",
             ProviderId::Cursor => "Cursor CLI",
+            ProviderId::Continue => "Continue CLI",
+            ProviderId::Aider => "Aider",
         }
     }
 }

@@ -34,6 +34,8 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(scry_source_cursor::CursorSource),
         Box::new(scry_source_deepagents::DeepagentsSource),
         Box::new(scry_source_mtagent::MtagentSource),
+        Box::new(scry_source_continue::ContinueSource),
+        Box::new(scry_source_aider::AiderSource),
     ]
 }
 
