@@ -33,8 +33,10 @@
 //! | other `> ` blocks (confirmations with their auto answers, commits, `Tokens: 2.7k sent`) | `system` (`output`) |
 //!
 //! Tokens: none. Aider writes only rounded display figures (`> Tokens: 2.7k sent, 53
-//! received.`), kept as text, never counted as usage. Event times: only the launch's; the last
-//! launch ends at the file's mtime. Ambiguity the format leaves: assistant Markdown that starts
+//! received.`), kept as text, never counted as usage. Event times: the launch's, except a
+//! prompt that `.aider.input.history` recorded inside the launch's time window (same text): it
+//! gets that time, and the events after it inherit it (derived); the last launch ends at the
+//! file's mtime. Aider does not record piped prompts there. Ambiguity the format leaves: assistant Markdown that starts
 //! a line with `#### ` or `> ` outside a code fence reads as a prompt or as aider output.
 
 mod discover;

@@ -9,6 +9,8 @@ use scry_model::{
     TimeSource, Timestamp, Warning, WarningKind,
 };
 use scry_source::{Emitter, SourceError, SourceFile};
+
+use crate::discover::INPUT_HISTORY_FILE;
 use serde_json::json;
 
 /// The line that opens each launch.
@@ -263,6 +265,8 @@ struct Located {
     bytes: Vec<u8>,
     /// Whether another launch follows.
     more: bool,
+    /// The next launch's time text, when one follows.
+    next: Option<String>,
     /// The previous launch's header, when one exists.
     prev: Option<Launch>,
 }
@@ -283,6 +287,7 @@ fn locate(path: &Path, key: &str) -> Result<Option<Located>, SourceError> {
     let mut r = std::io::BufReader::new(f);
     let mut bytes = Vec::new();
     let mut more = false;
+    let mut next = None;
     let mut first = true;
     loop {
         let at = bytes.len();
@@ -295,6 +300,8 @@ fn locate(path: &Path, key: &str) -> Result<Option<Located>, SourceError> {
             return Ok(None); // the file changed under the key: fall back to a full read
         }
         if !first && starts {
+            let line = String::from_utf8_lossy(&bytes[at + HEADER.len()..]);
+            next = Some(line.trim().to_string());
             bytes.truncate(at);
             more = true;
             break;
@@ -345,8 +352,43 @@ fn locate(path: &Path, key: &str) -> Result<Option<Located>, SourceError> {
         launch,
         bytes,
         more,
+        next,
         prev,
     }))
+}
+
+/// The prompts `.aider.input.history` (prompt_toolkit's format: `# <local time>`, then the
+/// prompt's lines each prefixed `+`) recorded from `from` up to `until`, oldest first. Aider
+/// records typed and `--message` prompts, not piped ones.
+fn prompt_times(
+    path: &Path,
+    from: Timestamp,
+    until: Option<Timestamp>,
+) -> Vec<(String, Timestamp)> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut out: Vec<(String, Timestamp)> = Vec::new();
+    let mut cur: Option<(Timestamp, Vec<&str>)> = None;
+    let mut flush = |cur: &mut Option<(Timestamp, Vec<&str>)>| {
+        if let Some((t, lines)) = cur.take() {
+            if t >= from && until.is_none_or(|u| t < u) {
+                out.push((lines.join("\n"), t));
+            }
+        }
+    };
+    for l in text.lines() {
+        if let Some(stamp) = l.strip_prefix("# ") {
+            flush(&mut cur);
+            cur = launch_time(stamp).map(|t| (t, Vec::new()));
+        } else if let (Some(rest), Some((_, lines))) = (l.strip_prefix('+'), cur.as_mut()) {
+            lines.push(rest);
+        }
+    }
+    flush(&mut cur);
+    out.sort_by_key(|(_, t)| *t);
+    out
 }
 
 /// Parses the launch `file.key` names of the history at `file.path`.
@@ -363,6 +405,7 @@ pub fn parse(file: &SourceFile, out: &mut Emitter<'_>) -> Result<Header, SourceE
         launch,
         bytes,
         more,
+        next,
         prev,
     } = located;
     let text = String::from_utf8_lossy(&bytes);
@@ -400,10 +443,24 @@ pub fn parse(file: &SourceFile, out: &mut Emitter<'_>) -> Result<Header, SourceE
     if let Some(t) = time {
         header.touch(t);
     }
+    let inputs = match (
+        file.related
+            .iter()
+            .find(|p| p.ends_with(INPUT_HISTORY_FILE)),
+        time,
+    ) {
+        (Some(p), Some(from)) => {
+            let until = next.as_deref().and_then(launch_time);
+            prompt_times(p, from, until)
+        }
+        _ => Vec::new(),
+    };
     let mut m = Mapper {
         bytes: &bytes,
         base: launch.offset,
         time,
+        derived: false,
+        inputs,
         model: None,
         launch_seen: false,
         restored: false,
@@ -456,6 +513,7 @@ fn whole(file: &SourceFile) -> Result<Located, SourceError> {
         launch: all[index].clone(),
         bytes: bytes[start..end].to_vec(),
         more: index + 1 < all.len(),
+        next: all.get(index + 1).map(|l| l.stamp.clone()),
         prev: index.checked_sub(1).map(|i| all[i].clone()),
     })
 }
@@ -465,7 +523,12 @@ struct Mapper<'a> {
     /// The launch's bytes, which start at file offset `base`.
     bytes: &'a [u8],
     base: usize,
+    /// The time events get: the launch's, then the last timed prompt's.
     time: Option<Timestamp>,
+    /// `time` is a prompt's (events after it: derived), not the launch's.
+    derived: bool,
+    /// Prompts of `.aider.input.history` in this launch's time window, oldest first.
+    inputs: Vec<(String, Timestamp)>,
     model: Option<String>,
     /// The launch block (or the first prompt) has been seen.
     launch_seen: bool,
@@ -509,7 +572,11 @@ impl Mapper<'_> {
         };
         if let Some(t) = self.time {
             e.time = Some(t);
-            e.time_source = TimeSource::Session;
+            e.time_source = if self.derived {
+                TimeSource::Derived
+            } else {
+                TimeSource::Session
+            };
         }
         e
     }
@@ -620,7 +687,18 @@ impl Mapper<'_> {
             out.emit(e);
             return;
         }
-        out.emit(self.event(b, EventKind::User, text, 0));
+        let mut e = self.event(b, EventKind::User, text, 0);
+        // The prompt's own time, when `.aider.input.history` recorded it.
+        let wanted = e.text.trim();
+        if let Some(i) = self.inputs.iter().position(|(t, _)| t.trim() == wanted) {
+            let (_, t) = self.inputs.remove(i);
+            self.inputs.retain(|(_, u)| *u >= t);
+            e.time = Some(t);
+            e.time_source = TimeSource::Event;
+            self.time = Some(t);
+            self.derived = true;
+        }
+        out.emit(e);
     }
 
     fn assistant(&mut self, b: &Block, out: &mut Emitter<'_>) {

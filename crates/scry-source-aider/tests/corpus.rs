@@ -147,6 +147,29 @@ fn cjk_prompt_and_detect() {
         .starts_with("请帮我检查这个项目是否支持跨会话检索"));
     assert!(user.text.contains("sk-live-TESTSECRET123456"));
     assert!(s.header.title.as_deref().unwrap().contains("跨会话检索"));
+    // `.aider.input.history` recorded this prompt (`--message`) 8.252916 s after the launch
+    // header (both local times, so the difference holds in any zone); the answer inherits it.
+    let launch = s.header.created.unwrap();
+    assert_eq!(user.time_source, scry_model::TimeSource::Event);
+    assert_eq!(
+        user.time.unwrap().as_microsecond() - launch.as_microsecond(),
+        8_252_916
+    );
+    let answer = s
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::Assistant)
+        .unwrap();
+    assert_eq!(answer.time, user.time);
+    assert_eq!(answer.time_source, scry_model::TimeSource::Derived);
+    // Piped prompts are not in the input history: the launch's time stands.
+    let first = all[0]
+        .events
+        .iter()
+        .find(|e| e.kind == EventKind::User)
+        .unwrap();
+    assert_eq!(first.time_source, scry_model::TimeSource::Session);
+    assert_eq!(first.time, all[0].header.created);
     // A path given directly: its last launch.
     let f = AiderSource.detect(&history()).unwrap();
     assert_eq!(f.id, s.header.id);

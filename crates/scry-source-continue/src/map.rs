@@ -99,6 +99,8 @@ pub struct Mapper<'a> {
     bytes: &'a [u8],
     calls: HashSet<String>,
     warnings: Vec<Warning>,
+    /// Unknown roles: name, count, line of the first.
+    unknown: Vec<(String, u64, u64)>,
 }
 
 impl<'a> Mapper<'a> {
@@ -109,6 +111,7 @@ impl<'a> Mapper<'a> {
             bytes,
             calls: HashSet::new(),
             warnings: Vec::new(),
+            unknown: Vec::new(),
         }
     }
 
@@ -228,12 +231,10 @@ impl<'a> Mapper<'a> {
                 e.subtype = Some("unknown_role".into());
                 e.set_data("role", other.into());
                 out.emit(e);
-                self.warnings.push(Warning::at(
-                    WarningKind::UnknownRecord,
-                    format!("unknown message role '{other}' kept as meta"),
-                    &self.path,
-                    Some(item.line),
-                ));
+                match self.unknown.iter_mut().find(|u| u.0 == other) {
+                    Some(u) => u.1 += 1,
+                    None => self.unknown.push((other.to_string(), 1, item.line)),
+                }
             }
         }
         let states = v
@@ -298,8 +299,16 @@ impl<'a> Mapper<'a> {
         }
     }
 
-    /// Warnings gathered while mapping.
-    pub fn finish(self) -> Vec<Warning> {
+    /// Warnings gathered while mapping (one per unknown role, with its count).
+    pub fn finish(mut self) -> Vec<Warning> {
+        for (role, n, line) in std::mem::take(&mut self.unknown) {
+            self.warnings.push(Warning::at(
+                WarningKind::UnknownRecord,
+                format!("unknown message role '{role}' ({n} item(s)) kept as meta events, first at line {line}"),
+                &self.path,
+                Some(line),
+            ));
+        }
         self.warnings
     }
 }

@@ -3,6 +3,8 @@
 
 mod adversarial;
 mod adversarial_gen;
+mod agent_aider;
+mod agent_continue;
 mod browser;
 mod demo;
 mod errors;

@@ -15,6 +15,7 @@
 //! | opencode | `unknown part type 'T': N part(s) not shown` |
 //! | pi | `unknown entry type 'T' seen N time(s); skipped` |
 //! | cursor | `unknown record shape 'T' seen N time(s); skipped` |
+//! | continue | `unknown message role 'T' (N item(s)) kept as meta events, first at line L` |
 //!
 //! The convention they share, and which new providers should keep: the type in single quotes,
 //! and the count as the first number outside the quotes (a line number may follow it).
@@ -69,6 +70,7 @@ mod tests {
             "12 message(s) of unknown type 't-1' kept as meta events (first: message 345)",
             "unknown part type 't-1': 12 part(s) not shown",
             "unknown entry type 't-1' seen 12 time(s); skipped",
+            "unknown message role 't-1' (12 item(s)) kept as meta events, first at line 345",
             "unknown record shape 't-1' seen 12 time(s); skipped",
         ];
         for m in cases {

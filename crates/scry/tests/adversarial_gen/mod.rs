@@ -23,6 +23,7 @@ use serde_json::Value;
 use crate::timed::{run, Timed, DEADLINE};
 use crate::util::{claude_line, claude_session, corpus};
 
+mod contaider;
 mod databases;
 mod files;
 
