@@ -184,5 +184,5 @@ fn resume_restores_the_chat_in_its_directory() {
         tmp.path(),
         &["list", "--demo", "--provider", "aider", "--json"],
     ));
-    assert_eq!(got, vec!["aider:20261116-100512-cli-tool"]);
+    assert_eq!(got, vec!["aider:20261130-234012-cli-tool"]);
 }
