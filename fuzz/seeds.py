@@ -163,6 +163,17 @@ def main() -> None:
         save(out, "zframes", b"\x16" + data)
         save(out, "zframes", b"\x00" + data)
 
+    # Continue CLI documents, each followed by its sessions.json index.
+    for p in files(corpus, ".json"):
+        if under(p, "/.continue/sessions/") and p.name != "sessions.json":
+            index = p.parent / "sessions.json"
+            extra = [index.read_bytes()] if index.is_file() else []
+            save(out, "continue", SEP.join([p.read_bytes()] + extra))
+
+    # Aider chat histories (project directories).
+    for p in files(corpus, ".aider.chat.history.md"):
+        save(out, "aider", p.read_bytes())
+
     # MT-Agent transcripts: the provider's own fixtures (in the repository, not the corpus).
     repo = Path(__file__).resolve().parent.parent
     for p in files(repo / "crates" / "scry-source-mtagent" / "fixtures", ".jsonl"):

@@ -56,6 +56,7 @@ const EDITOR_TOOLS: &[&str] = &["str_replace_based_edit_tool", "str_replace_edit
 
 const PATH_KEYS: &[&str] = &[
     "file_path",
+    "filepath",
     "filePath",
     "notebook_path",
     "path",

@@ -35,11 +35,15 @@ pub enum ProviderId {
     Copilot,
     /// Qwen Code.
     Qwen,
+    /// Continue CLI (`cn`).
+    Continue,
+    /// Aider (chat histories inside project directories).
+    Aider,
 }
 
 impl ProviderId {
     /// Every provider, in display order.
-    pub const ALL: [ProviderId; 13] = [
+    pub const ALL: [ProviderId; 15] = [
         ProviderId::Claude,
         ProviderId::Codex,
         ProviderId::Gemini,
@@ -53,6 +57,8 @@ impl ProviderId {
         ProviderId::Cursor,
         ProviderId::Copilot,
         ProviderId::Qwen,
+        ProviderId::Continue,
+        ProviderId::Aider,
     ];
 
     /// The stable lowercase id used in URIs, flags and JSON (`claude`, `codex`, …).
@@ -71,6 +77,8 @@ impl ProviderId {
             ProviderId::Cursor => "cursor",
             ProviderId::Copilot => "copilot",
             ProviderId::Qwen => "qwen",
+            ProviderId::Continue => "continue",
+            ProviderId::Aider => "aider",
         }
     }
 
@@ -90,6 +98,8 @@ impl ProviderId {
             ProviderId::Cursor => "Cursor CLI",
             ProviderId::Copilot => "GitHub Copilot CLI",
             ProviderId::Qwen => "Qwen Code",
+            ProviderId::Continue => "Continue CLI",
+            ProviderId::Aider => "Aider",
         }
     }
 }

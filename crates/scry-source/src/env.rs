@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 pub struct Env {
     home: PathBuf,
     vars: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    project_dirs: Vec<PathBuf>,
 }
 
 impl Env {
@@ -19,10 +21,13 @@ impl Env {
         Env {
             home: home.into(),
             vars: BTreeMap::new(),
+            cwd: None,
+            project_dirs: Vec::new(),
         }
     }
 
-    /// The current process's environment (`HOME` and every variable). `HOME` is kept byte for
+    /// The current process's environment (`HOME`, every variable and the current directory).
+    /// `HOME` is kept byte for
     /// byte even when it is not UTF-8; other variables whose name or value is not UTF-8 are
     /// left out (`std::env::vars` would panic on them).
     pub fn from_process() -> Self {
@@ -37,13 +42,43 @@ impl Env {
             }
         }
         let home = home.unwrap_or_else(|| PathBuf::from("/"));
-        Env { home, vars }
+        Env {
+            home,
+            vars,
+            cwd: std::env::current_dir().ok(),
+            project_dirs: Vec::new(),
+        }
     }
 
     /// Adds or replaces a variable (builder style).
     pub fn var_set(mut self, key: &str, value: impl Into<String>) -> Self {
         self.vars.insert(key.to_string(), value.into());
         self
+    }
+
+    /// Sets the directory scry runs in (builder style); see [`Env::cwd`].
+    pub fn with_cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Adds directories configured as holding project-local agent files (builder style); see
+    /// [`Env::project_dirs`].
+    pub fn with_project_dirs(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.project_dirs.extend(dirs);
+        self
+    }
+
+    /// The directory scry runs in, when known: providers whose sessions live inside project
+    /// directories rather than under HOME (Aider) look in its subtree. `None` for a built
+    /// environment (tests, the demo) unless set with [`Env::with_cwd`].
+    pub fn cwd(&self) -> Option<&Path> {
+        self.cwd.as_deref()
+    }
+
+    /// Extra directories (from the config file) whose subtrees hold project-local agent files.
+    pub fn project_dirs(&self) -> &[PathBuf] {
+        &self.project_dirs
     }
 
     /// The home directory.

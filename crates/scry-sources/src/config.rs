@@ -6,7 +6,13 @@
 //! providers = ["cursor"]          # provider ids
 //! paths = ["**/tmp/**"]           # path globs
 //! projects = ["~/scratch"]        # working-directory subtrees
+//!
+//! [aider]
+//! roots = ["~/src"]               # subtrees searched for `.aider.chat.history.md`
 //! ```
+//!
+//! `[aider] roots` ([`project_dirs`]) tells discovery where Aider's project-local chat
+//! histories are, beside the directory scry runs in.
 //!
 //! A missing file is no configuration. A file that cannot be read, is not valid TOML, has an
 //! unknown key or a bad value is a [`ConfigError`] naming the file, the line and column, the key
@@ -68,6 +74,15 @@ pub fn config_path(env: &Env) -> PathBuf {
 struct RawConfig {
     #[serde(default)]
     exclude: RawExclude,
+    #[serde(default)]
+    aider: RawAider,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawAider {
+    #[serde(default)]
+    roots: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -89,6 +104,46 @@ pub fn load(env: &Env) -> Result<Exclusions, ConfigError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Exclusions::new()),
         Err(source) => Err(ConfigError::Read { path, source }),
     }
+}
+
+/// The `[aider] roots` of the config file at [`config_path`] (`~` expanded); a missing file
+/// gives none. Errors as [`load`] gives them, plus a root that is not absolute.
+pub fn project_dirs(env: &Env) -> Result<Vec<PathBuf>, ConfigError> {
+    let path = config_path(env);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => parse_project_dirs(&text, &path, env),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(source) => Err(ConfigError::Read { path, source }),
+    }
+}
+
+/// Parses the `[aider] roots` of config `text` (read from `path`, used in errors).
+pub fn parse_project_dirs(text: &str, path: &Path, env: &Env) -> Result<Vec<PathBuf>, ConfigError> {
+    let raw: RawConfig = toml::from_str(text).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        let message = e.message().lines().next().unwrap_or("").trim().to_string();
+        invalid(text, path, span.clone(), key_at(text, span.start), message)
+    })?;
+    let mut dirs = Vec::new();
+    for v in &raw.aider.roots {
+        let written = v.get_ref().trim();
+        let expanded = match written.strip_prefix('~') {
+            Some("") => env.home().to_path_buf(),
+            Some(rest) if rest.starts_with('/') => env.home().join(&rest[1..]),
+            _ => PathBuf::from(written),
+        };
+        if !expanded.is_absolute() {
+            return Err(invalid(
+                text,
+                path,
+                v.span(),
+                Some("aider.roots".into()),
+                format!("root '{written}' is not an absolute path (write it from / or ~/)"),
+            ));
+        }
+        dirs.push(expanded);
+    }
+    Ok(dirs)
 }
 
 /// Parses config `text` (read from `path`, used in errors) into exclusions.
@@ -236,7 +291,7 @@ mod tests {
         );
         assert_eq!(
             parse_err("[excludes]\n"),
-            "/c/config.toml:1:2: key 'excludes': unknown field `excludes`, expected `exclude`"
+            "/c/config.toml:1:2: key 'excludes': unknown field `excludes`, expected `exclude` or `aider`"
         );
         let e = parse_err("[exclude\nproviders = []\n");
         assert!(e.starts_with("/c/config.toml:1:"), "{e}");
@@ -245,6 +300,35 @@ mod tests {
             e.starts_with("/c/config.toml:2:10: key 'exclude.paths': invalid path glob 'a/[b': "),
             "{e}"
         );
+    }
+
+    #[test]
+    fn aider_roots() {
+        let env = Env::with_home("/home/me");
+        let p = Path::new("/c/config.toml");
+        let text = "[aider]\nroots = [\"~/src\", \"/srv/work\", \"~\"]\n";
+        assert_eq!(
+            parse_project_dirs(text, p, &env).unwrap(),
+            vec![
+                PathBuf::from("/home/me/src"),
+                PathBuf::from("/srv/work"),
+                PathBuf::from("/home/me")
+            ]
+        );
+        // The exclusions of the same file still parse.
+        assert!(parse(text, p, &env).unwrap().is_empty());
+        assert!(parse_project_dirs("", p, &env).unwrap().is_empty());
+        let e = parse_project_dirs("[aider]\nroots = [\"src\"]\n", p, &env)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "/c/config.toml:2:10: key 'aider.roots': root 'src' is not an absolute path (write it from / or ~/)"
+        );
+        let e = parse_project_dirs("[aider]\nroot = []\n", p, &env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("key 'aider.root': unknown field `root`"), "{e}");
     }
 
     #[test]

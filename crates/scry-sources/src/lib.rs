@@ -36,6 +36,8 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(scry_source_mtagent::MtagentSource),
         Box::new(scry_source_copilot::CopilotSource),
         Box::new(scry_source_qwen::QwenSource),
+        Box::new(scry_source_continue::ContinueSource),
+        Box::new(scry_source_aider::AiderSource),
     ]
 }
 

@@ -28,6 +28,8 @@ fn owner(section: &str, name: &str) -> Option<&'static str> {
     let name = match section {
         "real/home" => match name {
             ".local" => "opencode",
+            // Aider writes into the project directory (`new/work/proj-aider`).
+            "new" => "aider",
             other => other.strip_prefix('.')?,
         },
         "real-older" => name.split('-').next()?,
@@ -61,7 +63,7 @@ fn no_provider_detects_another_agents_files() {
     // Every provider with corpus files of its own is represented (the corpus README lists them).
     for agent in [
         "claude", "codex", "gemini", "dsh", "opencode", "pi", "cursor", "grok", "copilot",
-        "qwen",
+        "qwen", "continue", "aider",
     ] {
         assert!(
             owned.iter().any(|(a, _)| *a == agent),

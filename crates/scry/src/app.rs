@@ -67,9 +67,12 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
                 format!("cannot extract the demo sessions: {e}"),
             )
         })?;
-        Env::with_home(home)
+        // The demo's Aider project lies inside the demo home (never the user's directory).
+        Env::with_home(home.clone()).with_cwd(home)
     } else {
-        process
+        let dirs = scry_sources::config::project_dirs(&process)
+            .map_err(|e| CliError::usage(ErrorCode::InvalidFilter, e.to_string()))?;
+        process.with_project_dirs(dirs)
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let flags = scry_sources::ExcludeFlags {

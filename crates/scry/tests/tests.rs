@@ -5,6 +5,8 @@ mod adversarial;
 mod adversarial_gen;
 mod agent_copilot;
 mod agent_qwen;
+mod agent_aider;
+mod agent_continue;
 mod browser;
 mod demo;
 mod errors;

@@ -17,6 +17,7 @@
 //! | cursor | `unknown record shape 'T' seen N time(s); skipped` |
 //! | copilot | `unknown event type 'T' seen N time(s); skipped` |
 //! | qwen | `unknown record type 'T' seen N time(s); skipped` |
+//! | continue | `unknown message role 'T' (N item(s)) kept as meta events, first at line L` |
 //!
 //! The convention they share, and which new providers should keep: the type in single quotes,
 //! and the count as the first number outside the quotes (a line number may follow it).
@@ -71,6 +72,7 @@ mod tests {
             "12 message(s) of unknown type 't-1' kept as meta events (first: message 345)",
             "unknown part type 't-1': 12 part(s) not shown",
             "unknown entry type 't-1' seen 12 time(s); skipped",
+            "unknown message role 't-1' (12 item(s)) kept as meta events, first at line 345",
             "unknown record shape 't-1' seen 12 time(s); skipped",
             "unknown event type 't-1' seen 12 time(s); skipped",
         ];

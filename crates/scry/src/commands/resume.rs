@@ -16,7 +16,11 @@
 //!   (`headless_resume`: "-r <id>", "-a"); the executable name is **unverified**.
 //! - pi `pi --session <file>` — pi coding-agent docs name `--session`; **unverified** that it
 //!   takes the session file path.
-//! - DSH, MT-Agent, Antigravity: no documented resume command → refused.
+//! - Aider `aider --restore-chat-history` — aider.chat options reference: Aider has no session
+//!   ids; in the session's directory it reloads the whole `.aider.chat.history.md` (every
+//!   launch, not only this one).
+//! - DSH, MT-Agent, Antigravity: no documented resume command → refused. Continue CLI: refused
+//!   too (`cn --resume` reopens the most recent session only, not one by id).
 //!
 //! Subagent sessions are refused for every agent (they are continued through their parent), and
 //! one-shot `exec` sessions too (Codex's `codex exec resume <id> <prompt>` needs a new prompt).
@@ -151,6 +155,11 @@ pub fn plan(h: &Header) -> Result<Plan, String> {
                 "pi docs name --session; taking a file path is unverified",
             )
         }
+        ProviderId::Aider => p(
+            &["aider", "--restore-chat-history"],
+            true,
+            "aider.chat options: --restore-chat-history (reloads every launch of the directory's chat history)",
+        ),
         other => {
             return Err(format!(
                 "{} has no documented resume command for {} sessions",

@@ -24,6 +24,7 @@ use crate::timed::{run, Timed, DEADLINE};
 use crate::util::{claude_line, claude_session, corpus};
 
 mod copilot;
+mod contaider;
 mod databases;
 mod files;
 mod qwen;

@@ -34,7 +34,7 @@ fn since_prop() -> Value {
 }
 
 fn provider_prop() -> Value {
-    json!({"type": "string", "description": "Only these providers, comma-separated (claude, codex, gemini, grok, dsh, deepagents, pi, opencode, cursor, antigravity, mtagent, copilot, qwen)"})
+    json!({"type": "string", "description": "Only these providers, comma-separated (claude, codex, gemini, grok, dsh, deepagents, pi, opencode, cursor, antigravity, mtagent, copilot, qwen, continue, aider)"})
 }
 
 /// Every tool, in the order `tools/list` shows them.
