@@ -30,3 +30,4 @@ mod skill;
 mod sources;
 mod timed;
 mod util;
+mod watch;
