@@ -3,8 +3,11 @@
 //! from the index without their own freshness check. `scry watch` runs it in the foreground;
 //! `scry serve`, `scry web` and `scry mcp` run it on a thread of their own.
 //!
-//! How a change is applied: notifications arrive through `notify`'s debouncer (a short quiet
-//! period, [`DEBOUNCE`], folds the many events of one write); each batch names paths, the
+//! How a change is applied: notifications arrive from `notify` (inotify / FSEvents /
+//! ReadDirectoryChangesW); opens and reads are dropped at once (inotify always reports them,
+//! and the watcher's own discovery would otherwise wake it again), and the rest are gathered
+//! until a quiet period of [`DEBOUNCE`] (at most [`BATCH_MAX`]) so the many events of one
+//! write are one batch. Each batch names paths, the
 //! paths name the providers whose roots hold them, and each such provider is discovered again
 //! (directory walks and stat only). Files whose stat changed, new files and files a
 //! notification named go to the store's refresh as one partial refresh — a grown file resumes
@@ -15,7 +18,7 @@
 //! Roots that cannot be watched (a watch error, the inotify limit) are checked again on every
 //! heartbeat ([`scry_store::HEARTBEAT`]) by the same rediscovery, and roots that do not exist
 //! yet are watched once they appear. Idle, the thread blocks on its channel: the heartbeat is
-//! its only timer (the debouncer's own thread blocks too when nothing is pending).
+//! its only timer.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,16 +28,20 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use notify::RecursiveMode;
-use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
+use notify::event::{AccessKind, AccessMode};
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 use scry_model::ProviderId;
 use scry_source::{Env, Source, SourceFile};
 use scry_sources::Exclusions;
 use scry_store::{Acquired, Action, Lease, RefreshOptions, Store, HEARTBEAT};
 use serde::Serialize;
 
-/// The debouncer's quiet period: events of one path within it are one change.
+/// The quiet period that ends a batch of notifications.
 pub const DEBOUNCE: Duration = Duration::from_millis(50);
+/// The longest a batch gathers (a file written without pause is still applied this often).
+pub const BATCH_MAX: Duration = Duration::from_millis(500);
+
+type FsResult = notify::Result<Event>;
 
 /// What the watcher keeps current.
 #[derive(Debug, Clone)]
@@ -142,7 +149,7 @@ pub enum Outcome {
 }
 
 enum Msg {
-    Fs(DebounceEventResult),
+    Fs(FsResult),
     Stop,
 }
 
@@ -238,7 +245,7 @@ struct State {
     sources: Vec<Box<dyn Source>>,
     store: Store,
     providers: Vec<Provider>,
-    debouncer: Debouncer<notify::RecommendedWatcher>,
+    watcher: RecommendedWatcher,
     notes: Notes,
     /// Set when a stop was asked: a long first refresh ends early.
     stopping: Arc<AtomicBool>,
@@ -259,10 +266,13 @@ fn run(
         notes(Note::Held(held));
         return Outcome::Held(held);
     }
-    let debouncer = match new_debouncer(DEBOUNCE, move |r: DebounceEventResult| {
+    let watcher = match notify::recommended_watcher(move |r: FsResult| {
+        if r.as_ref().is_ok_and(|e| !relevant(&e.kind)) {
+            return;
+        }
         let _ = tx.send(Msg::Fs(r));
     }) {
-        Ok(d) => d,
+        Ok(w) => w,
         Err(e) => return Outcome::Failed(format!("cannot create a file watcher: {e}")),
     };
     let sources = scry_sources::registry();
@@ -291,7 +301,7 @@ fn run(
         sources,
         store,
         providers,
-        debouncer,
+        watcher,
         notes: Box::new(|_| {}),
         stopping,
     };
@@ -364,13 +374,13 @@ impl State {
             (true, Some(dir)) => (dir.to_path_buf(), RecursiveMode::NonRecursive),
             _ => (root.path.clone(), RecursiveMode::Recursive),
         };
-        match self.debouncer.watcher().watch(&target, mode) {
+        match self.watcher.watch(&target, mode) {
             Ok(()) => {
                 root.mode = RootMode::Watched;
                 root.reason = None;
             }
             Err(e) => {
-                let _ = self.debouncer.watcher().unwatch(&target);
+                let _ = self.watcher.unwatch(&target);
                 root.mode = RootMode::Polled;
                 root.reason = Some(e.to_string());
             }
@@ -415,13 +425,18 @@ impl State {
             match rx.recv_timeout(wait) {
                 Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return Outcome::Stopped,
                 Ok(Msg::Fs(first)) => {
-                    // Take what else is queued: one rediscovery per provider per batch.
+                    // Gather until quiet: one rediscovery per provider per batch.
                     let mut batch = vec![first];
                     let mut stop = false;
-                    while let Ok(m) = rx.try_recv() {
-                        match m {
-                            Msg::Fs(r) => batch.push(r),
-                            Msg::Stop => stop = true,
+                    let since = Instant::now();
+                    while since.elapsed() < BATCH_MAX {
+                        match rx.recv_timeout(DEBOUNCE) {
+                            Ok(Msg::Fs(r)) => batch.push(r),
+                            Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => {
+                                stop = true;
+                                break;
+                            }
+                            Err(RecvTimeoutError::Timeout) => break,
                         }
                     }
                     self.apply(batch);
@@ -482,7 +497,7 @@ impl State {
                             (true, Some(dir)) => dir.to_path_buf(),
                             _ => root.path.clone(),
                         };
-                        let _ = self.debouncer.watcher().unwatch(&target);
+                        let _ = self.watcher.unwatch(&target);
                         root.mode = RootMode::Waiting;
                     }
                     _ => {}
@@ -503,12 +518,15 @@ impl State {
     }
 
     /// Applies a batch of debounced notifications.
-    fn apply(&mut self, batch: Vec<DebounceEventResult>) {
+    fn apply(&mut self, batch: Vec<FsResult>) {
         let mut paths: Vec<PathBuf> = Vec::new();
         let mut everything = false;
         for r in batch {
             match r {
-                Ok(events) => paths.extend(events.into_iter().map(|e| e.path)),
+                Ok(event) => {
+                    everything |= event.need_rescan();
+                    paths.extend(event.paths);
+                }
                 Err(e) => {
                     // An error (a queue overflow among them) may have lost events: look again
                     // at everything.
@@ -612,6 +630,16 @@ impl State {
     }
 }
 
+/// Whether a notification may mean a change: not an open, a read or a close after reading
+/// (every read of a watched file, ours included, reports those).
+fn relevant(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    }
+}
+
 fn change(kind: ChangeKind, f: &SourceFile) -> Change {
     Change {
         change: kind,
@@ -691,6 +719,22 @@ mod tests {
             Path::new("/h/.local/share/opencode/opencode.db-wal")
         ));
         assert!(!holds(&db, Path::new("/h/.local/share/opencode/log.txt")));
+    }
+
+    #[test]
+    fn opens_and_reads_are_not_changes() {
+        use notify::event::{CreateKind, ModifyKind};
+        assert!(!relevant(&EventKind::Access(AccessKind::Open(
+            AccessMode::Any
+        ))));
+        assert!(!relevant(&EventKind::Access(AccessKind::Close(
+            AccessMode::Read
+        ))));
+        assert!(relevant(&EventKind::Access(AccessKind::Close(
+            AccessMode::Write
+        ))));
+        assert!(relevant(&EventKind::Modify(ModifyKind::Any)));
+        assert!(relevant(&EventKind::Create(CreateKind::File)));
     }
 
     #[test]
