@@ -105,7 +105,13 @@ pub fn recover(
 ///
 /// Usually this is a stat per file; when it runs longer than a second (a first run, many changed
 /// sessions) and stderr is a terminal, a progress bar appears there and is cleared afterwards.
+///
+/// Skipped (the index answers as it is) while a live watcher's lease covers this process's
+/// roots and exclusions ([`crate::lease::covers`]; not under `--refresh`).
 pub fn refresh(store: &mut Store, sources: &[Box<dyn Source>], files: &[SourceFile]) -> bool {
+    if crate::lease::covers(store) {
+        return true;
+    }
     let start = std::time::Instant::now();
     let terminal = std::io::stderr().is_terminal();
     let mut bar: Option<indicatif::ProgressBar> = None;

@@ -29,6 +29,7 @@ pub mod error;
 pub mod events;
 pub mod filter;
 pub mod indexed;
+pub mod lease;
 pub mod lineage;
 pub mod list;
 pub mod overview;

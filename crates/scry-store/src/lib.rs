@@ -61,6 +61,7 @@ mod facts;
 mod filter;
 mod ingest;
 mod integrity;
+mod lease;
 mod read;
 mod refresh;
 mod schema;
@@ -76,8 +77,9 @@ pub use error::{Result, StoreError};
 pub use facts::{LayerVersions, SessionFacts};
 pub use filter::{SessionFilter, TimeRange};
 pub use integrity::{inspect, IndexHealth, APPLICATION_ID};
+pub use lease::{lease_at, now_ms, pid_alive, Acquired, Lease, HEARTBEAT, LEASE_TTL};
 pub use read::{ListRow, SessionRef};
-pub use refresh::{FileError, Progress, RefreshOptions, RefreshReport};
+pub use refresh::{Action, FileError, Progress, RefreshOptions, RefreshReport};
 pub use schema::{EDGE_VERSION, EXTRACTOR_VERSION, PARSER_VERSION, SCHEMA_VERSION};
 pub use search::{
     search_direct, search_session_direct, Area, Caller, Field, Hit, SearchMode, SearchPlan,

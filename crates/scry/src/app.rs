@@ -96,6 +96,7 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
             .map_err(|e| CliError::usage(ErrorCode::InvalidFilter, e.to_string()))?
     };
     crate::catalog::set_exclusions(exclusions);
+    scry_query::lease::configure(&env, cli.global.refresh);
     Ok(Ctx {
         json: cli.global.json,
         color,

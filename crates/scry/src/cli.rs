@@ -32,6 +32,9 @@ pub struct GlobalArgs {
     /// Read the sources directly: neither use nor update the index.
     #[arg(long, global = true)]
     pub no_index: bool,
+    /// Check the sources' freshness even while a watcher (`scry watch`) keeps the index current.
+    #[arg(long, global = true)]
+    pub refresh: bool,
     /// Leave out every source of this provider (repeatable; adds to the config file's list).
     #[arg(long = "exclude-provider", value_name = "PROVIDER", global = true)]
     pub exclude_provider: Vec<String>,

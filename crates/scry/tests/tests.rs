@@ -35,3 +35,4 @@ mod skill;
 mod sources;
 mod timed;
 mod util;
+mod watch;

@@ -7,6 +7,7 @@ mod concurrency;
 mod corpus;
 mod facts;
 mod incremental;
+mod lease;
 mod lines;
 mod list_columns;
 mod ownership;

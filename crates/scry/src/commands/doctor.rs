@@ -28,6 +28,7 @@ pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> CliResult<Output> {
         let health = scry_store::inspect(&p);
         (p, health)
     });
+    let lease = index_lease(&index);
     if ctx.json {
         let mut v = serde_json::to_value(&report).map_err(|e| {
             CliError::new(
@@ -41,6 +42,7 @@ pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> CliResult<Output> {
                 None => Value::Null,
             };
             m.insert("index".into(), index);
+            m.insert("watcher".into(), watcher_json(&lease));
         }
         return Ok(json_out(&v).into());
     }
@@ -49,10 +51,59 @@ pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> CliResult<Output> {
         Some((path, health)) => index_line(path, health),
         None => "index: not used (--no-index)".into(),
     };
+    let line = match &index {
+        Some(_) => format!("{line}\n{}", watcher_line(&lease)),
+        None => line,
+    };
     // After the summary block (totals, config), before the first provider.
     let at = text.find("\n\n").map_or(text.len(), |i| i + 1);
     text.insert_str(at, &format!("{line}\n"));
     Ok(text.into())
+}
+
+/// The freshness lease recorded in a readable index (read-only), if any.
+fn index_lease(index: &Option<(std::path::PathBuf, IndexHealth)>) -> Option<scry_store::Lease> {
+    match index {
+        Some((path, IndexHealth::Healthy { .. })) => scry_store::lease_at(path),
+        _ => None,
+    }
+}
+
+/// Whether a watcher keeps the index current (`scry watch`, or a server's own): its pid, the
+/// age of its heartbeat, and its roots watched / polled / not present yet.
+fn watcher_line(lease: &Option<scry_store::Lease>) -> String {
+    let now = scry_store::now_ms();
+    match lease {
+        None => "watcher: none running (each command checks the sources' freshness)".into(),
+        Some(l) if l.is_live(now) => format!(
+            "watcher: pid {}, heartbeat {:.1} s ago; {} roots watched, {} polled, {} not present yet",
+            l.pid,
+            l.age_ms(now) as f64 / 1000.0,
+            l.watched,
+            l.polled,
+            l.waiting
+        ),
+        Some(l) => format!(
+            "watcher: none running (pid {} stopped renewing {:.0} s ago; each command checks the sources' freshness)",
+            l.pid,
+            l.age_ms(now) as f64 / 1000.0
+        ),
+    }
+}
+
+fn watcher_json(lease: &Option<scry_store::Lease>) -> Value {
+    let now = scry_store::now_ms();
+    match lease {
+        None => Value::Null,
+        Some(l) => json!({
+            "pid": l.pid,
+            "live": l.is_live(now),
+            "heartbeat_age_ms": l.age_ms(now),
+            "watched": l.watched,
+            "polled": l.polled,
+            "waiting": l.waiting,
+        }),
+    }
 }
 
 fn index_line(path: &Path, health: &IndexHealth) -> String {

@@ -23,6 +23,7 @@ mod skill;
 mod trace;
 mod turn;
 mod turns;
+mod watch;
 mod web;
 mod workspace;
 
@@ -82,6 +83,9 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Serve the local web page (loopback): browse, filter and search sessions
     Web(web::WebArgs),
+    /// Keep the index current from file notifications until interrupted (read commands then
+    /// skip their freshness check)
+    Watch(watch::WatchArgs),
 }
 
 /// What a command prints: its output on stdout, and notes for people (warnings, "more
@@ -144,6 +148,7 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Resume(args) => resume::run(ctx, args),
         Command::Export(args) => export::run(ctx, args),
         Command::Web(args) => web::run(ctx, args),
+        Command::Watch(args) => watch::run(ctx, args),
     }
 }
 

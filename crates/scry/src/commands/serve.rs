@@ -80,6 +80,8 @@ pub fn options(args: &ServeArgs) -> CliResult<(IpAddr, ApiOptions)> {
 pub fn run(ctx: &Ctx, args: &ServeArgs) -> CliResult<Output> {
     let (ip, opts) = options(args)?;
     let app = http::serve_router(ctx.query.clone(), opts);
+    // Keeps the index current while serving (stopped and its lease released on return).
+    let _watcher = super::watch::in_process(ctx, "serve");
     http::run(SocketAddr::new(ip, args.port), app, |local| {
         format!("scry serve: listening on http://{local}")
     })?;

@@ -92,6 +92,8 @@ pub fn run(ctx: &Ctx, args: &WebArgs) -> CliResult<Output> {
     let app = http::api_router(ctx.query.clone(), opts.clone())
         .merge(http::front_router(page_routes(index), &opts));
     let open = args.open;
+    // Keeps the index current while serving (stopped and its lease released on return).
+    let _watcher = super::watch::in_process(ctx, "web");
     http::run(SocketAddr::new(ip, args.port), app, move |local| {
         let url = format!("http://{local}/");
         if open {

@@ -60,6 +60,8 @@ pub fn run(ctx: &Ctx, args: &McpArgs) -> CliResult<Output> {
             ),
         ));
     }
+    // Keeps the index current while serving (stopped and its lease released on return).
+    let _watcher = super::watch::in_process(ctx, "mcp");
     let mut ctx = ctx.clone();
     ctx.json = true;
     ctx.color = false;

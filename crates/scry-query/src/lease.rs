@@ -1,0 +1,62 @@
+//! The read commands' side of the freshness lease (issue 16, [`scry_store::Lease`]): while a
+//! live watcher holds the lease for the same roots and exclusions as this process, the index is
+//! current and [`crate::indexed::refresh`] skips its freshness check. `--refresh` turns that off
+//! for one command ([`configure`]).
+//!
+//! The digest that must match covers every provider's roots in the environment (the paths,
+//! whether they exist or not), the excluded providers, path globs and projects, and the config
+//! file they came from.
+
+use std::sync::OnceLock;
+
+use scry_source::Env;
+use scry_sources::Exclusions;
+use scry_store::Store;
+use xxhash_rust::xxh3::Xxh3;
+
+/// This process's lease policy: `None` until [`configure`], or when the command must refresh.
+static POLICY: OnceLock<Option<Env>> = OnceLock::new();
+/// The digest of [`POLICY`]'s environment with this process's exclusions, computed once.
+static DIGEST: OnceLock<i64> = OnceLock::new();
+
+/// Lets this process rely on a live watcher's lease for `env` (with the exclusions of
+/// [`crate::catalog::exclusions`]), unless `forced` (`--refresh`). Without a call, every refresh
+/// runs (library users, tests). Only the first call counts.
+pub fn configure(env: &Env, forced: bool) {
+    let _ = POLICY.set((!forced).then(|| env.clone()));
+}
+
+/// The digest of the roots every provider searches in `env` and of `exclusions`: what a
+/// watcher records in its lease and a command compares with its own.
+pub fn digest(env: &Env, exclusions: &Exclusions) -> i64 {
+    let mut h = Xxh3::new();
+    for source in scry_sources::registry() {
+        h.update(source.id().as_str().as_bytes());
+        h.update(&[0]);
+        for root in source.roots(env) {
+            h.update(root.path.as_os_str().as_encoded_bytes());
+            h.update(&[0]);
+        }
+        h.update(&[1]);
+    }
+    h.update(
+        serde_json::to_string(&exclusions.summary())
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    h.digest() as i64
+}
+
+/// Whether a live lease in `store` covers this process's roots and exclusions, so its refresh
+/// may be skipped. `false` without [`configure`], under `--refresh`, or when the lease cannot be
+/// read.
+pub fn covers(store: &Store) -> bool {
+    let Some(Some(env)) = POLICY.get() else {
+        return false;
+    };
+    let Ok(Some(lease)) = store.lease() else {
+        return false;
+    };
+    let mine = *DIGEST.get_or_init(|| digest(env, crate::catalog::exclusions()));
+    lease.digest == mine && lease.is_live(scry_store::now_ms())
+}
