@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use crate::db;
 use crate::storage;
+use crate::OPENCODE;
 
 /// How much of a session JSON file discovery reads.
 const HEAD: u64 = 64 * 1024;
@@ -104,7 +105,7 @@ pub(crate) fn discover(env: &Env) -> Discovery {
     };
     let mut by_id: HashMap<String, usize> = HashMap::new();
     for path in databases(env) {
-        let rows = match db::list_sessions(&path) {
+        let rows = match db::list_sessions(&path, OPENCODE) {
             Ok(rows) => rows,
             Err(e) => {
                 d.warnings.push(Warning::at(
@@ -220,7 +221,7 @@ pub(crate) fn json_session(file: &Path) -> Option<SourceFile> {
 /// top-level session) or a session JSON file inside a `storage/session/` tree.
 pub(crate) fn detect(path: &Path) -> Option<SourceFile> {
     if is_sqlite(path) {
-        let row = db::latest_root_session(path)?;
+        let row = db::latest_root_session(path, OPENCODE)?;
         let mut f = SourceFile::new(ProviderId::Opencode, row.id.clone(), path);
         f.key = Some(row.id);
         f.cwd_hint = row.directory;
