@@ -27,6 +27,8 @@ pub enum ProviderId {
     Mtagent,
     /// OpenCode.
     Opencode,
+    /// Kilo CLI (OpenCode's database layout in `kilo.db`).
+    Kilo,
     /// pi coding agent.
     Pi,
     /// Cursor CLI (`cursor-agent`).
@@ -35,7 +37,7 @@ pub enum ProviderId {
 
 impl ProviderId {
     /// Every provider, in display order.
-    pub const ALL: [ProviderId; 11] = [
+    pub const ALL: [ProviderId; 12] = [
         ProviderId::Claude,
         ProviderId::Codex,
         ProviderId::Gemini,
@@ -45,6 +47,7 @@ impl ProviderId {
         ProviderId::Deepagents,
         ProviderId::Mtagent,
         ProviderId::Opencode,
+        ProviderId::Kilo,
         ProviderId::Pi,
         ProviderId::Cursor,
     ];
@@ -61,6 +64,7 @@ impl ProviderId {
             ProviderId::Deepagents => "deepagents",
             ProviderId::Mtagent => "mtagent",
             ProviderId::Opencode => "opencode",
+            ProviderId::Kilo => "kilo",
             ProviderId::Pi => "pi",
             ProviderId::Cursor => "cursor",
         }
@@ -78,6 +82,7 @@ impl ProviderId {
             ProviderId::Deepagents => "Deep Agents Code",
             ProviderId::Mtagent => "MT-Agent",
             ProviderId::Opencode => "OpenCode",
+            ProviderId::Kilo => "Kilo CLI",
             ProviderId::Pi => "pi",
             ProviderId::Cursor => "Cursor CLI",
         }
