@@ -3,6 +3,7 @@
 
 mod adversarial;
 mod adversarial_gen;
+mod agent_kilo;
 mod browser;
 mod demo;
 mod errors;
