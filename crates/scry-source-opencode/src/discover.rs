@@ -220,7 +220,7 @@ pub(crate) fn json_session(file: &Path) -> Option<SourceFile> {
 /// Recognizes a path given directly: an OpenCode database (its most recently updated
 /// top-level session) or a session JSON file inside a `storage/session/` tree.
 pub(crate) fn detect(path: &Path) -> Option<SourceFile> {
-    if is_sqlite(path) {
+    if is_sqlite(path) && !is_kilo_name(path) {
         let row = db::latest_root_session(path, OPENCODE)?;
         let mut f = SourceFile::new(ProviderId::Opencode, row.id.clone(), path);
         f.key = Some(row.id);
@@ -231,6 +231,13 @@ pub(crate) fn detect(path: &Path) -> Option<SourceFile> {
         return json_session(path);
     }
     None
+}
+
+/// `kilo.db` / `kilo-<channel>.db`: Kilo CLI's database, same layout, read by the Kilo provider.
+fn is_kilo_name(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n == "kilo.db" || n.starts_with("kilo-") && n.ends_with(".db"))
 }
 
 /// True when `path` starts with the SQLite header.

@@ -37,7 +37,8 @@ fn write(path: &Path, text: &str) {
 /// - claude 2: `find .claude -name '*.jsonl'` (the session and its subagent transcript);
 /// - codex 3, gemini 2 (`find .codex .gemini -name '*.jsonl'`), dsh 4 (`find .dsh -name
 ///   'session.jsonl.zstd'`), pi 1 (`find .pi -name '*.jsonl'`);
-/// - opencode 2: `sqlite3 opencode.db 'select count(*) from session'`;
+/// - opencode 2: `sqlite3 opencode.db 'select count(*) from session'`; kilo 3: the same on
+///   `kilo.db`;
 /// - deepagents 2: real/README.md — one thread plus its `task` subagent namespace.
 #[test]
 fn real_home_every_present_provider_parses() {
@@ -49,6 +50,7 @@ fn real_home_every_present_provider_parses() {
         (ProviderId::Gemini, 2),
         (ProviderId::Dsh, 4),
         (ProviderId::Opencode, 2),
+        (ProviderId::Kilo, 3),
         (ProviderId::Pi, 1),
         (ProviderId::Deepagents, 2),
     ]
@@ -94,7 +96,7 @@ fn real_home_every_present_provider_parses() {
 
     let text = render_text(&report);
     assert!(
-        text.starts_with("16 sources found, 0 excluded, 16 parsed, 0 failed"),
+        text.starts_with("19 sources found, 0 excluded, 19 parsed, 0 failed"),
         "{text}"
     );
     assert!(text.contains("\nclaude (Claude Code)\n"), "{text}");
