@@ -108,6 +108,24 @@ def main() -> None:
                     pieces.append(part.read_bytes() if part else b"{}")
             save(out, "opencode", SEP.join(pieces[:16]))
 
+    # Kilo CLI databases (checkpointed copies only: opened immutable, the corpus is never
+    # touched): per session, its session-diff file, then message / part `data` pairs.
+    for db in sorted(corpus.rglob("kilo.db")):
+        try:
+            con = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)
+            for (sid,) in con.execute("SELECT id FROM session ORDER BY id"):
+                diff = db.parent / "storage" / "session_diff" / f"{sid}.json"
+                pieces = [diff.read_bytes() if diff.is_file() else b"[]"]
+                rows = con.execute(
+                    "SELECT m.data, p.data FROM message m JOIN part p ON p.message_id = m.id "
+                    "WHERE m.session_id = ? ORDER BY m.time_created, m.id, p.id", (sid,))
+                for mdata, pdata in rows:
+                    pieces += [str(mdata).encode(), str(pdata).encode()]
+                save(out, "kilo", SEP.join(pieces[:31]))
+            con.close()
+        except sqlite3.Error:
+            pass
+
     # Grok session directories.
     for d in sorted({p.parent for p in corpus.rglob("chat_history.jsonl")} |
                     {p.parent for p in corpus.rglob("summary.json")}):

@@ -27,6 +27,8 @@ pub enum ProviderId {
     Mtagent,
     /// OpenCode.
     Opencode,
+    /// Kilo CLI (OpenCode's database layout in `kilo.db`).
+    Kilo,
     /// pi coding agent.
     Pi,
     /// Cursor CLI (`cursor-agent`).
@@ -43,7 +45,7 @@ pub enum ProviderId {
 
 impl ProviderId {
     /// Every provider, in display order.
-    pub const ALL: [ProviderId; 15] = [
+    pub const ALL: [ProviderId; 16] = [
         ProviderId::Claude,
         ProviderId::Codex,
         ProviderId::Gemini,
@@ -53,6 +55,7 @@ impl ProviderId {
         ProviderId::Deepagents,
         ProviderId::Mtagent,
         ProviderId::Opencode,
+        ProviderId::Kilo,
         ProviderId::Pi,
         ProviderId::Cursor,
         ProviderId::Copilot,
@@ -73,6 +76,7 @@ impl ProviderId {
             ProviderId::Deepagents => "deepagents",
             ProviderId::Mtagent => "mtagent",
             ProviderId::Opencode => "opencode",
+            ProviderId::Kilo => "kilo",
             ProviderId::Pi => "pi",
             ProviderId::Cursor => "cursor",
             ProviderId::Copilot => "copilot",
@@ -94,6 +98,7 @@ impl ProviderId {
             ProviderId::Deepagents => "Deep Agents Code",
             ProviderId::Mtagent => "MT-Agent",
             ProviderId::Opencode => "OpenCode",
+            ProviderId::Kilo => "Kilo CLI",
             ProviderId::Pi => "pi",
             ProviderId::Cursor => "Cursor CLI",
             ProviderId::Copilot => "GitHub Copilot CLI",

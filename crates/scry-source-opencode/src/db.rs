@@ -5,46 +5,39 @@
 //! `event`, `session_message`, `todo`, …). Columns are looked up by name, so older 1.x schemas
 //! that lack some of them still read.
 //!
-//! The database is opened with `file:…?mode=ro&immutable=1`: nothing is written, locked or
-//! created next to it (no `-wal` / `-shm`), which also works in a directory without write bits
-//! (SPEC P1). The price: changes still sitting in a live `-wal` file (not yet checkpointed by
-//! OpenCode) are invisible; a non-empty `-wal` is reported as a warning so this is never silent.
+//! The database is opened through [`scry_source::sqlite::open_snapshot`]: read-only and
+//! immutable in place when there is no live `-wal` (nothing is written, locked or created next
+//! to it, SPEC P1), else through a private copy of the database and its `-wal` so the rows the
+//! agent has not checkpointed yet are read too. A `-wal` that could not be read that way is
+//! reported as a warning, so missing rows are never silent.
+//!
+//! Kilo CLI writes the same tables (`kilo.db`); the [`Flavor`] names the agent.
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use percent_encoding::{percent_encode, AsciiSet, CONTROLS};
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
-use scry_model::{
-    Header, Lineage, LineageKind, ProviderId, RawRef, SessionKind, Warning, WarningKind,
-};
+use rusqlite::{Connection, OptionalExtension};
+use scry_model::{Header, Lineage, LineageKind, RawRef, SessionKind, Warning, WarningKind};
 use scry_source::json::str_of;
+use scry_source::sqlite::{open_snapshot, Snapshot};
 use scry_source::{Emitter, SourceError};
 use serde_json::Value;
 
 use crate::map::{ts, Mapper, MessageRec, PartRec, Place};
 use crate::title;
+use crate::Flavor;
 
-/// Characters that must be escaped in the path of an SQLite `file:` URI.
-const URI_PATH: &AsciiSet = &CONTROLS.add(b' ').add(b'%').add(b'?').add(b'#');
-
-/// Opens `path` read-only and immutable (no journal files are created or read).
-pub(crate) fn open(path: &Path) -> Result<Connection, SourceError> {
-    // Byte-wise: a path that is not UTF-8 is opened exactly (SQLite decodes %XX to bytes).
-    let uri = format!(
-        "file:{}?mode=ro&immutable=1",
-        percent_encode(path.as_os_str().as_encoded_bytes(), URI_PATH)
-    );
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-        | OpenFlags::SQLITE_OPEN_URI
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    Connection::open_with_flags(uri, flags).map_err(|e| sql_err(path, e))
+/// Opens `path` read-only, with the rows of a live `-wal` (see the module doc).
+pub(crate) fn open(path: &Path, flavor: Flavor) -> Result<Snapshot, SourceError> {
+    open_snapshot(path).map_err(|e| {
+        SourceError::format(path, format!("cannot read {} database: {e}", flavor.agent))
+    })
 }
 
 /// An SQLite error on `path` as a format error naming the file.
-pub(crate) fn sql_err(path: &Path, e: rusqlite::Error) -> SourceError {
-    SourceError::format(path, format!("cannot read OpenCode database: {e}"))
+pub(crate) fn sql_err(path: &Path, flavor: Flavor, e: rusqlite::Error) -> SourceError {
+    SourceError::format(path, format!("cannot read {} database: {e}", flavor.agent))
 }
 
 /// The column names of `table` (empty when the table does not exist).
@@ -78,8 +71,8 @@ pub(crate) struct SessionRow {
 }
 
 /// Lists the sessions of a database (one small query).
-pub(crate) fn list_sessions(path: &Path) -> Result<Vec<SessionRow>, SourceError> {
-    let conn = open(path)?;
+pub(crate) fn list_sessions(path: &Path, flavor: Flavor) -> Result<Vec<SessionRow>, SourceError> {
+    let conn = open(path, flavor)?;
     let cols = columns(&conn, "session");
     if !cols.contains("id") {
         return Err(SourceError::format(path, "no 'session' table"));
@@ -90,7 +83,7 @@ pub(crate) fn list_sessions(path: &Path) -> Result<Vec<SessionRow>, SourceError>
         col(&cols, "directory"),
         col(&cols, "time_updated")
     );
-    let mut stmt = conn.prepare(&sql).map_err(|e| sql_err(path, e))?;
+    let mut stmt = conn.prepare(&sql).map_err(|e| sql_err(path, flavor, e))?;
     let rows = stmt
         .query_map([], |r| {
             Ok(SessionRow {
@@ -100,13 +93,18 @@ pub(crate) fn list_sessions(path: &Path) -> Result<Vec<SessionRow>, SourceError>
                 updated_ms: r.get_ref(3)?.as_i64().ok(),
             })
         })
-        .map_err(|e| sql_err(path, e))?;
+        .map_err(|e| sql_err(path, flavor, e))?;
     Ok(rows.flatten().filter(|s| !s.id.is_empty()).collect())
 }
 
 /// Builds the header of session `id` from its `session` row (plus title history from the
 /// `event` log and the branch of its workspace, when those tables exist).
-pub(crate) fn header(conn: &Connection, path: &Path, id: &str) -> Result<Header, SourceError> {
+pub(crate) fn header(
+    conn: &Connection,
+    path: &Path,
+    flavor: Flavor,
+    id: &str,
+) -> Result<Header, SourceError> {
     let cols = columns(conn, "session");
     let sql = format!(
         "SELECT {}, {}, {}, {}, {}, {}, {}, {}, {} FROM session WHERE id = ?1",
@@ -146,7 +144,7 @@ pub(crate) fn header(conn: &Connection, path: &Path, id: &str) -> Result<Header,
             ))
         })
         .optional()
-        .map_err(|e| sql_err(path, e))?;
+        .map_err(|e| sql_err(path, flavor, e))?;
     let Some((parent, dir, title_now, version, created, updated, agent, model, ws)) = row else {
         return Err(SourceError::NotFound {
             path: path.to_path_buf(),
@@ -154,7 +152,7 @@ pub(crate) fn header(conn: &Connection, path: &Path, id: &str) -> Result<Header,
         });
     };
 
-    let mut h = Header::new(ProviderId::Opencode, id);
+    let mut h = Header::new(flavor.provider, id);
     h.sources.push(path.to_path_buf());
     h.cwd = dir.filter(|d| !d.is_empty());
     h.agent_version = version.filter(|v| !v.is_empty());
@@ -246,6 +244,7 @@ fn title_history(conn: &Connection, id: &str) -> Vec<String> {
 pub(crate) fn read_events(
     conn: &Connection,
     path: &Path,
+    flavor: Flavor,
     id: &str,
     mapper: &mut Mapper,
     out: &mut Emitter<'_>,
@@ -254,8 +253,8 @@ pub(crate) fn read_events(
         "SELECT m.id, m.time_created, m.data, m.rowid, p.id, p.time_created, p.data, p.rowid \
                FROM message m LEFT JOIN part p ON p.message_id = m.id \
                WHERE m.session_id = ?1 ORDER BY m.time_created, m.id, p.id";
-    let mut stmt = conn.prepare(sql).map_err(|e| sql_err(path, e))?;
-    let mut rows = stmt.query([id]).map_err(|e| sql_err(path, e))?;
+    let mut stmt = conn.prepare(sql).map_err(|e| sql_err(path, flavor, e))?;
+    let mut rows = stmt.query([id]).map_err(|e| sql_err(path, flavor, e))?;
     let mut current: Option<MessageRec> = None;
     loop {
         let row = match rows.next() {
@@ -319,8 +318,9 @@ pub(crate) fn read_events(
     Ok(())
 }
 
-/// Warns about data OpenCode keeps beside the `message` / `part` tables that is not read yet.
-pub(crate) fn warn_unread(conn: &Connection, path: &Path, id: &str, out: &mut Emitter<'_>) {
+/// Warns about data kept beside the `message` / `part` tables that is not read yet, and about a
+/// live `-wal` that could not be read.
+pub(crate) fn warn_unread(conn: &Snapshot, path: &Path, id: &str, out: &mut Emitter<'_>) {
     if columns(conn, "session_message").contains("session_id") {
         let n: i64 = conn
             .query_row(
@@ -338,17 +338,10 @@ pub(crate) fn warn_unread(conn: &Connection, path: &Path, id: &str, out: &mut Em
             ));
         }
     }
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    let wal_len = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
-    if wal_len > 0 {
+    if let Some(note) = conn.wal_note() {
         out.warn(Warning::at(
-            WarningKind::Other,
-            format!(
-                "{} holds {wal_len} bytes not yet checkpointed by OpenCode; a read-only snapshot \
-                 read does not see them, so the newest changes may be missing",
-                Path::new(&wal).display()
-            ),
+            WarningKind::Unreadable,
+            note.to_string(),
             path,
             None,
         ));
@@ -357,15 +350,15 @@ pub(crate) fn warn_unread(conn: &Connection, path: &Path, id: &str, out: &mut Em
 
 /// The most recently updated top-level session of an OpenCode database (for a database path
 /// given directly); `None` when the file is not an OpenCode database.
-pub(crate) fn latest_root_session(path: &Path) -> Option<SessionRow> {
-    let conn = open(path).ok()?;
+pub(crate) fn latest_root_session(path: &Path, flavor: Flavor) -> Option<SessionRow> {
+    let conn = open(path, flavor).ok()?;
     if !(columns(&conn, "message").contains("session_id")
         && columns(&conn, "part").contains("message_id"))
     {
         return None;
     }
     drop(conn);
-    list_sessions(path)
+    list_sessions(path, flavor)
         .ok()?
         .into_iter()
         .filter(|s| s.parent.is_none())

@@ -24,6 +24,7 @@ use serde_json::Value;
 
 use crate::db;
 use crate::storage;
+use crate::OPENCODE;
 
 /// How much of a session JSON file discovery reads.
 const HEAD: u64 = 64 * 1024;
@@ -104,7 +105,7 @@ pub(crate) fn discover(env: &Env) -> Discovery {
     };
     let mut by_id: HashMap<String, usize> = HashMap::new();
     for path in databases(env) {
-        let rows = match db::list_sessions(&path) {
+        let rows = match db::list_sessions(&path, OPENCODE) {
             Ok(rows) => rows,
             Err(e) => {
                 d.warnings.push(Warning::at(
@@ -219,8 +220,8 @@ pub(crate) fn json_session(file: &Path) -> Option<SourceFile> {
 /// Recognizes a path given directly: an OpenCode database (its most recently updated
 /// top-level session) or a session JSON file inside a `storage/session/` tree.
 pub(crate) fn detect(path: &Path) -> Option<SourceFile> {
-    if is_sqlite(path) {
-        let row = db::latest_root_session(path)?;
+    if is_sqlite(path) && !is_kilo_name(path) {
+        let row = db::latest_root_session(path, OPENCODE)?;
         let mut f = SourceFile::new(ProviderId::Opencode, row.id.clone(), path);
         f.key = Some(row.id);
         f.cwd_hint = row.directory;
@@ -230,6 +231,13 @@ pub(crate) fn detect(path: &Path) -> Option<SourceFile> {
         return json_session(path);
     }
     None
+}
+
+/// `kilo.db` / `kilo-<channel>.db`: Kilo CLI's database, same layout, read by the Kilo provider.
+fn is_kilo_name(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n == "kilo.db" || n.starts_with("kilo-") && n.ends_with(".db"))
 }
 
 /// True when `path` starts with the SQLite header.

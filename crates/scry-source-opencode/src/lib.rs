@@ -9,10 +9,14 @@
 //! A session in both stores is one session: the database wins and the JSON copy is listed in
 //! `header.sources` after it. Parts map to events as tabled in `map`; tokens are normalized as
 //! documented there.
+//!
+//! Agents forked from OpenCode that keep its database layout (Kilo CLI's `kilo.db`) read their
+//! databases through [`sqlstore`], naming themselves with a [`Flavor`].
 
 mod db;
 mod discover;
 mod map;
+pub mod sqlstore;
 mod storage;
 mod title;
 
@@ -21,33 +25,27 @@ use std::path::Path;
 use scry_model::{Header, ProviderId};
 use scry_source::{Discovery, Emitter, Env, Root, Source, SourceError, SourceFile};
 
-use crate::map::Mapper;
+/// Which agent wrote an OpenCode-shaped database: the provider its sessions belong to and the
+/// agent's name in messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flavor {
+    /// The provider the sessions are listed under.
+    pub provider: ProviderId,
+    /// The agent's display name ("OpenCode", "Kilo").
+    pub agent: &'static str,
+}
+
+/// OpenCode itself.
+pub const OPENCODE: Flavor = Flavor {
+    provider: ProviderId::Opencode,
+    agent: "OpenCode",
+};
 
 /// The OpenCode reader.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct OpencodeSource;
 
 impl OpencodeSource {
-    fn parse_db(
-        &self,
-        file: &SourceFile,
-        key: &str,
-        out: &mut Emitter<'_>,
-    ) -> Result<Header, SourceError> {
-        let path = file.path.as_path();
-        let conn = db::open(path)?;
-        let mut header = db::header(&conn, path, key)?;
-        header.sources.extend(file.related.iter().cloned());
-        db::warn_unread(&conn, path, key, out);
-        let mut mapper = Mapper::new(db::revert(&conn, key));
-        db::read_events(&conn, path, key, &mut mapper, out)?;
-        if header.agent_name.is_none() {
-            header.agent_name = mapper.agent.clone();
-        }
-        mapper.finish(out);
-        Ok(header)
-    }
-
     fn is_db(file: &SourceFile) -> bool {
         file.key.is_some() || discover::is_sqlite(&file.path)
     }
@@ -72,11 +70,7 @@ impl Source for OpencodeSource {
 
     fn scan_header(&self, file: &SourceFile) -> Result<Header, SourceError> {
         if Self::is_db(file) {
-            let key = file.key.as_deref().unwrap_or(&file.id);
-            let conn = db::open(&file.path)?;
-            let mut header = db::header(&conn, &file.path, key)?;
-            header.sources.extend(file.related.iter().cloned());
-            if header.title.is_some() {
+            if let Some(header) = sqlstore::titled_header(file, OPENCODE)? {
                 return Ok(header);
             }
         } else if let Some(header) = storage::scan_header(&file.path) {
@@ -89,8 +83,7 @@ impl Source for OpencodeSource {
 
     fn parse_into(&self, file: &SourceFile, out: &mut Emitter<'_>) -> Result<Header, SourceError> {
         if Self::is_db(file) {
-            let key = file.key.clone().unwrap_or_else(|| file.id.clone());
-            self.parse_db(file, &key, out)
+            sqlstore::parse(file, OPENCODE, out)
         } else {
             storage::parse(&file.path, out)
         }

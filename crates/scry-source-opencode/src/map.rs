@@ -10,7 +10,7 @@
 //! | `text` | assistant, `summary: true` message | `Compaction` `compaction_summary` |
 //! | `text` | assistant | `Assistant` |
 //! | `reasoning` | any | `Thinking` (empty text skipped) |
-//! | `tool` | any | `ToolCall` + `ToolResult` (no result while `pending` / `running`) |
+//! | `tool` | any | `ToolCall` + `ToolResult` (no result while `pending` / `running`; `metadata.exit` is the exit code, and a non-zero one makes a `completed` result an error) |
 //! | `step-start` | any | no event: opens a step (usage of the step goes to its last model output) |
 //! | `step-finish` | any | usage on the step's last model-output event, else a log-only `Meta` `step_finish` |
 //! | `compaction` | any | `Compaction` `compaction_request` (`data`: `auto`, `overflow`) |
@@ -436,6 +436,10 @@ impl Mapper {
         res.call_id = Some(call_id);
         res.is_error = is_error;
         res.exit_code = meta.get("exit").and_then(Value::as_i64);
+        if res.exit_code.is_some_and(|c| c != 0) {
+            // A shell command that failed is stored as `completed` with `metadata.exit` ≠ 0.
+            res.is_error = Some(true);
+        }
         res.duration_ms = match (start, end) {
             (Some(s), Some(e)) if e >= s => u64::try_from(e - s).ok(),
             _ => None,

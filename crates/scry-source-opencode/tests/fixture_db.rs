@@ -473,9 +473,10 @@ fn wal_database_gets_no_wal_or_shm_files() {
     assert_eq!(fs::read(&path).unwrap(), bytes);
 }
 
-/// A live database with changes still in its `-wal`: the snapshot read says so.
+/// A live database with changes still in its `-wal`: they are read (through a private copy of
+/// the database and its WAL), and nothing beside the database changes.
 #[test]
-fn pending_wal_is_reported() {
+fn pending_wal_is_read_without_touching_the_store() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = data_dir(tmp.path());
     let path = dir.join("opencode.db");
@@ -488,16 +489,36 @@ fn pending_wal_is_reported() {
     db.conn
         .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
         .unwrap();
+    // Only in the WAL: a second session and a message with its part.
+    db.session("ses_new", None, "Only in the WAL");
     db.message("ses_w", "msg_w", 0, &user("ses_w"));
-    let before = listing(&dir);
+    db.part(
+        "ses_w",
+        "msg_w",
+        "prt_w",
+        r#"{"type":"text","text":"from the wal"}"#,
+    );
+    let stat = |p: &Path| {
+        let m = fs::metadata(p).unwrap();
+        (m.len(), m.modified().unwrap(), fs::read(p).unwrap())
+    };
+    let wal = dir.join("opencode.db-wal");
+    assert!(fs::metadata(&wal).unwrap().len() > 0);
+    let before = (listing(&dir), stat(&path), stat(&wal));
     let d = OpencodeSource.discover(&Env::with_home(tmp.path()));
-    assert_eq!(d.files.len(), 1);
-    let s = OpencodeSource.parse(&d.files[0]).unwrap();
-    assert!(s
-        .warnings
-        .iter()
-        .any(|w| w.kind == WarningKind::Other && w.message.contains("not yet checkpointed")));
-    assert_eq!(listing(&dir), before);
+    let mut ids: Vec<&str> = d.files.iter().map(|f| f.id.as_str()).collect();
+    ids.sort();
+    assert_eq!(ids, ["ses_new", "ses_w"]);
+    let f = d.files.iter().find(|f| f.id == "ses_w").unwrap();
+    let s = OpencodeSource.parse(f).unwrap();
+    assert_eq!(s.events[0].text, "from the wal");
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    let new = d.files.iter().find(|f| f.id == "ses_new").unwrap();
+    assert_eq!(
+        OpencodeSource.scan_header(new).unwrap().title.as_deref(),
+        Some("Only in the WAL")
+    );
+    assert_eq!((listing(&dir), stat(&path), stat(&wal)), before);
     drop(db);
 }
 

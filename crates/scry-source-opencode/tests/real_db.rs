@@ -137,7 +137,9 @@ fn main_session_events() {
             assert_eq!(call.kind, EventKind::ToolCall);
             assert_eq!(call.call_id, e.call_id);
             assert_eq!(call.tool, e.tool);
-            assert_eq!(e.is_error, Some(false), "all 8 tool parts are 'completed'");
+            // All 8 tool parts are 'completed'; the two with `metadata.exit: 1` are errors.
+            let failed = e.exit_code.is_some_and(|c| c != 0);
+            assert_eq!(e.is_error, Some(failed));
         }
     }
 

@@ -1,7 +1,8 @@
 //! The door every provider goes through: the [`Source`] trait, the streaming [`Emitter`], what discovery returns
 //! ([`SourceFile`], [`Discovery`]), the environment a provider may look at ([`Env`]), and the
 //! shared reading helpers — the streaming JSONL reader ([`lines`], [`jsonl`]), time parsing
-//! ([`time`]) and small JSON accessors ([`json`]).
+//! ([`time`]) and small JSON accessors ([`json`]); with the `sqlite` feature, read-only SQLite
+//! stores read through their live `-wal` (`sqlite`).
 //!
 //! Providers that can continue an append-only file from a safe point implement
 //! [`Source::resume_support`] / [`Source::parse_into_from`] (see [`resume`]).
@@ -17,6 +18,8 @@ pub mod jsonl;
 pub mod lines;
 pub mod resume;
 mod source;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
 pub mod time;
 
 pub use emit::{collect, CollectSink, Emitter, EventSink};

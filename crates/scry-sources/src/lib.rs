@@ -30,6 +30,7 @@ pub fn registry() -> Vec<Box<dyn Source>> {
         Box::new(scry_source_grok::GrokSource),
         Box::new(scry_source_dsh::DshSource),
         Box::new(scry_source_opencode::OpencodeSource),
+        Box::new(scry_source_kilo::KiloSource),
         Box::new(scry_source_pi::PiSource),
         Box::new(scry_source_cursor::CursorSource),
         Box::new(scry_source_deepagents::DeepagentsSource),

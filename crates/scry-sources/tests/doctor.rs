@@ -37,7 +37,8 @@ fn write(path: &Path, text: &str) {
 /// - claude 2: `find .claude -name '*.jsonl'` (the session and its subagent transcript);
 /// - codex 3, gemini 2 (`find .codex .gemini -name '*.jsonl'`), dsh 4 (`find .dsh -name
 ///   'session.jsonl.zstd'`), pi 1 (`find .pi -name '*.jsonl'`);
-/// - opencode 2: `sqlite3 opencode.db 'select count(*) from session'`;
+/// - opencode 2: `sqlite3 opencode.db 'select count(*) from session'`; kilo 3: the same on
+///   `kilo.db`;
 /// - deepagents 2: real/README.md — one thread plus its `task` subagent namespace;
 /// - copilot 2: `find .copilot/session-state -name events.jsonl`;
 /// - qwen 3: `find .qwen/projects -name '*.jsonl'` (two chats and one subagent transcript);
@@ -54,6 +55,7 @@ fn real_home_every_present_provider_parses() {
         (ProviderId::Gemini, 2),
         (ProviderId::Dsh, 4),
         (ProviderId::Opencode, 2),
+        (ProviderId::Kilo, 3),
         (ProviderId::Pi, 1),
         (ProviderId::Deepagents, 2),
         (ProviderId::Copilot, 2),
@@ -102,7 +104,7 @@ fn real_home_every_present_provider_parses() {
 
     let text = render_text(&report);
     assert!(
-        text.starts_with("23 sources found, 0 excluded, 23 parsed, 0 failed"),
+        text.starts_with("26 sources found, 0 excluded, 26 parsed, 0 failed"),
         "{text}"
     );
     assert!(text.contains("\nclaude (Claude Code)\n"), "{text}");

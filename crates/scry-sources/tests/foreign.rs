@@ -1,6 +1,7 @@
 //! No provider's `detect` claims another agent's file: every file of the shared corpus whose
 //! owner is known from its place (`third-party/<agent>/`, `real/home/.<agent>/`,
-//! `real-older/<agent>-<version>/`) is offered to every other provider of the registry.
+//! `real/home/.local/share/<agent>/`, `real/wal/<agent>/`, `real-older/<agent>-<version>/`)
+//! is offered to every other provider of the registry.
 //! LangGraph databases (`langgraph/`) are left out: Deep Agents Code and MT-Agent both read
 //! LangGraph checkpoints and tell theirs apart by content, which their own tests cover.
 
@@ -27,7 +28,6 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 fn owner(section: &str, name: &str) -> Option<&'static str> {
     let name = match section {
         "real/home" => match name {
-            ".local" => "opencode",
             // Aider writes into the project directory (`new/work/proj-aider`).
             "new" => "aider",
             other => other.strip_prefix('.')?,
@@ -49,10 +49,24 @@ const BLIND_BY_LAYOUT: &[&str] = &["antigravity"];
 fn no_provider_detects_another_agents_files() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
     let mut owned: Vec<(&'static str, PathBuf)> = Vec::new();
-    for section in ["third-party", "real/home", "real-older"] {
+    for section in ["third-party", "real/home", "real-older", "real/wal"] {
         let entries = std::fs::read_dir(corpus.join(section)).expect("corpus section");
         for entry in entries.flatten() {
-            let Some(agent) = owner(section, &entry.file_name().to_string_lossy()) else {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // `.local/share/<agent>`: one directory per XDG agent (opencode, kilo).
+            if section == "real/home" && name == ".local" {
+                let share = std::fs::read_dir(entry.path().join("share")).expect(".local/share");
+                for app in share.flatten() {
+                    let Some(agent) = owner("xdg", &app.file_name().to_string_lossy()) else {
+                        continue;
+                    };
+                    let mut files = Vec::new();
+                    walk(&app.path(), &mut files);
+                    owned.extend(files.into_iter().map(|f| (agent, f)));
+                }
+                continue;
+            }
+            let Some(agent) = owner(section, &name) else {
                 continue;
             };
             let mut files = Vec::new();
@@ -63,7 +77,7 @@ fn no_provider_detects_another_agents_files() {
     // Every provider with corpus files of its own is represented (the corpus README lists them).
     for agent in [
         "claude", "codex", "gemini", "dsh", "opencode", "pi", "cursor", "grok", "copilot",
-        "qwen", "continue", "aider",
+        "qwen", "continue", "aider", "kilo",
     ] {
         assert!(
             owned.iter().any(|(a, _)| *a == agent),

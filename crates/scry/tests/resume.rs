@@ -16,6 +16,7 @@ fn resume_prints_each_providers_command_on_the_demo() {
         ("gemini:5b8e2f4a-61c3-4d7e-9a21-3c0f7d9e4b12", "cd /home/demo/projects/webapp && gemini --resume 5b8e2f4a-61c3-4d7e-9a21-3c0f7d9e4b12", true),
         ("grok:019fa3c2-5e10-7b4d-9c21-4f8e2a6d0b17", "cd /home/demo/projects/cli-tool && grok --resume 019fa3c2-5e10-7b4d-9c21-4f8e2a6d0b17", true),
         ("opencode:ses_4b7e2a90cffe7Qm3DemoWebApp", "cd /home/demo/projects/webapp && opencode --session ses_4b7e2a90cffe7Qm3DemoWebApp", true),
+        ("kilo:ses_4c1d0e20affeKiloDemoCliRun", "cd /home/demo/projects/cli-tool && kilo --session ses_4c1d0e20affeKiloDemoCliRun", true),
         ("cursor:3f9c2a7e-8b14-4d6f-a0c5-71e2d9b4f608", "cd /home/demo/projects/api-server && cursor-agent --resume 3f9c2a7e-8b14-4d6f-a0c5-71e2d9b4f608", true),
         ("copilot:6d2f8a41-93c7-4e05-b1a8-2c7e5f0d9b36", "cd /home/demo/projects/api-server && copilot --resume 6d2f8a41-93c7-4e05-b1a8-2c7e5f0d9b36", true),
     ];

@@ -7,6 +7,7 @@ mod agent_copilot;
 mod agent_qwen;
 mod agent_aider;
 mod agent_continue;
+mod agent_kilo;
 mod browser;
 mod demo;
 mod errors;

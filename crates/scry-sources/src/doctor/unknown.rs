@@ -12,7 +12,7 @@
 //! | grok | `unknown chat_history item type 'T' (N item(s)); skipped` · `updates.jsonl kind 'T' (N line(s)) not mapped` |
 //! | dsh | `unknown record type 'T' (N record(s)); skipped` |
 //! | deepagents | `N message(s) of unknown type 'T' kept as meta events (first: message M)` |
-//! | opencode | `unknown part type 'T': N part(s) not shown` |
+//! | opencode, kilo | `unknown part type 'T': N part(s) not shown` |
 //! | pi | `unknown entry type 'T' seen N time(s); skipped` |
 //! | cursor | `unknown record shape 'T' seen N time(s); skipped` |
 //! | copilot | `unknown event type 'T' seen N time(s); skipped` |

@@ -8,6 +8,8 @@
 //! - Gemini CLI `gemini --resume <id>` — geminicli.com "Session Management" (resume by UUID).
 //! - Grok Build `grok --resume <id>` — docs.x.ai "Sessions".
 //! - OpenCode `opencode --session <id>` — opencode.ai/docs/cli (`-s, --session`).
+//! - Kilo CLI `kilo --session <id>` — Kilo CLI keeps OpenCode's `-s, --session` flag
+//!   (kilo.ai/docs/cli).
 //! - Cursor `cursor-agent --resume <id>` — Cursor CLI parameters (`--resume [chatId]`).
 //! - GitHub Copilot CLI `copilot --resume <id>` — `copilot --help` (`--resume [sessionId]`),
 //!   the form its maintainers use in github/copilot-cli issues (e.g. #4397, CLI 1.0.78).
@@ -113,6 +115,7 @@ pub fn plan(h: &Header) -> Result<Plan, String> {
             true,
             "opencode.ai/docs/cli",
         ),
+        ProviderId::Kilo => p(&["kilo", "--session", &id], true, "kilo.ai/docs/cli"),
         ProviderId::Cursor => p(
             &["cursor-agent", "--resume", &id],
             true,

@@ -8,7 +8,8 @@
 //! Cases: JSON nested 100,000 deep (Claude, Codex); truncated, garbage and corrupt-middle zstd
 //! frames (DeepSeek Harness); a SQLite source that is corrupt, not SQLite at all, locked by a
 //! writer holding a write transaction, and WAL-mode in a read-only directory (OpenCode, Deep
-//! Agents); msgpack length bombs in a LangGraph checkpoint; file symlink loops; unreadable
+//! Agents); Kilo stores with a torn or garbage live `-wal`, in a read-only directory, with
+//! damaged rows; msgpack length bombs in a LangGraph checkpoint; file symlink loops; unreadable
 //! files and directories (as root, where mode 000 stops nothing, the file must simply be
 //! read); a file that grows and one that shrinks while being read; 100,000 small sessions in
 //! one directory.
@@ -28,6 +29,7 @@ mod contaider;
 mod databases;
 mod files;
 mod qwen;
+mod kilo;
 
 const CWD: &str = "/work/adv";
 const HEALTHY: &str = "0e000001-0000-4000-8000-000000000000";

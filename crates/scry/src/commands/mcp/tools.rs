@@ -34,7 +34,7 @@ fn since_prop() -> Value {
 }
 
 fn provider_prop() -> Value {
-    json!({"type": "string", "description": "Only these providers, comma-separated (claude, codex, gemini, grok, dsh, deepagents, pi, opencode, cursor, antigravity, mtagent, copilot, qwen, continue, aider)"})
+    json!({"type": "string", "description": "Only these providers, comma-separated (claude, codex, gemini, grok, dsh, deepagents, pi, opencode, kilo, cursor, antigravity, mtagent, copilot, qwen, continue, aider)"})
 }
 
 /// Every tool, in the order `tools/list` shows them.
