@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import selectors
+import shutil
 import signal
 import statistics
 import subprocess
@@ -110,6 +111,8 @@ def main():
     ap.add_argument("--scry", required=True, help="the new build")
     ap.add_argument("--base", required=True, help="the previous build")
     ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--seed-index", help="an index of --home to copy for both builds instead of the cold runs "
+                    "(same schema in both builds only)")
     ap.add_argument("--work", default="/tmp/scry-bench-many")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS-many.json"))
     a = ap.parse_args()
@@ -146,7 +149,10 @@ def main():
 
 def run(a, builds, envs, appender, res):
     rows = res["rows"]
-    for label in builds:
+    if a.seed_index:
+        for label in builds:
+            shutil.copyfile(a.seed_index, envs[label]["SCRY_DB"])
+    for label in builds if not a.seed_index else []:
         w, c, rss, code, out, err = timed([builds[label], "index", "--all"], envs[label])
         rows.setdefault("cold `index --all` (one run)", {})[label] = {"wall": [w], "cpu": [c], "rss_kib": rss, "codes": [code]}
         if code != 0:
