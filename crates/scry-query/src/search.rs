@@ -139,16 +139,15 @@ impl Serialize for SearchResult {
 /// Runs a search.
 pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let providers = filter::providers(q.provider.as_deref())?;
-    let catalog = Catalog::discover(&ctx.env, &providers);
+    let mut catalog = Catalog::discover(&ctx.env, &providers);
     let mut req = request(ctx, q, &providers)?;
     let scope = Scope::parse(q.scope.as_deref(), q.global, &ctx.cwd, true, !ctx.demo)?;
     let files: Vec<SourceFile> = match &q.session {
         Some(id) => vec![catalog.resolve_ref(ctx, id)?],
-        None => catalog
-            .files
-            .iter()
+        // Moved out, not copied: only the sources and the files in scope are used below.
+        None => std::mem::take(&mut catalog.files)
+            .into_iter()
             .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
-            .cloned()
             .collect(),
     };
     let mut session = None;

@@ -198,28 +198,54 @@ impl FileRow {
 /// Files left to refresh at or above which a batch reads the whole fingerprint table at once.
 const BULK_MIN_FILES: usize = 64;
 
-/// Fingerprints read in bulk, taken out as their files are handled. Keyed by path alone for
-/// the usual source without a key, so that finding a file's row allocates nothing.
+/// A given file's name in `files`: its path (lossy) and key (empty for none).
+type Name<'a> = (Cow<'a, str>, &'a str);
+
+/// Fingerprints read in bulk when a batch begins, matched to the given files while the table is
+/// scanned (names borrowed from the rows, nothing allocated per file): each file's row waits in
+/// its slot until the file is handled.
 #[derive(Default)]
 struct FileRows {
-    /// Rows with an empty key, by path.
-    plain: HashMap<String, FileRow>,
-    /// Rows of sessions inside a multi-session store, by (path, key).
-    keyed: HashMap<(String, String), FileRow>,
-    /// Whether every row of the table was read (the rows left over are then exactly the
-    /// sources not handled by this batch).
+    /// The row of each given file, by its position in the refresh's `files` (taken when the
+    /// file is handled; a file listed twice has a slot at its first position only).
+    slots: Vec<Option<FileRow>>,
+    /// Live rows of indexed sources that are not among the given files: (path, provider, row).
+    others: Vec<(String, String, FileRow)>,
+    /// Whether every row of the table was read (the others are then exactly the live indexed
+    /// sources not given).
     all: bool,
 }
 
+/// A text column as `&str` without copying it.
+fn text_ref<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
+    r.get_ref(i)?.as_str().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
 impl FileRows {
-    /// Every row of `files`.
-    fn read_all(tx: &Connection) -> Result<FileRows> {
+    /// Every row of `files`, matched to `names[from..]`.
+    fn read_all(tx: &Connection, names: &[Name<'_>], from: usize) -> Result<FileRows> {
+        let given = names.len().saturating_sub(from);
+        let mut plain: HashMap<&str, usize> = HashMap::with_capacity(given);
+        let mut keyed: HashMap<(&str, &str), usize> = HashMap::new();
+        for (i, (path, key)) in names.iter().enumerate().skip(from) {
+            if key.is_empty() {
+                plain.entry(path.as_ref()).or_insert(i);
+            } else {
+                keyed.entry((path.as_ref(), *key)).or_insert(i);
+            }
+        }
         let mut out = FileRows {
+            slots: Vec::new(),
+            others: Vec::new(),
             all: true,
-            ..FileRows::default()
         };
+        out.slots.resize_with(names.len(), || None);
         let mut st = tx
-            .prepare(&format!("SELECT path, key, {FILE_COLUMNS} FROM files"))
+            .prepare(&format!(
+                "SELECT path, key, provider, {FILE_COLUMNS} FROM files"
+            ))
             .map_err(StoreError::db("read file fingerprints"))?;
         let mut rows = st
             .query([])
@@ -228,28 +254,32 @@ impl FileRows {
             .next()
             .map_err(StoreError::db("read file fingerprints"))?
         {
-            let read = || -> rusqlite::Result<(String, String, FileRow)> {
-                Ok((r.get(0)?, r.get(1)?, FileRow::from_sql(r, 2)?))
+            let mut read = || -> rusqlite::Result<()> {
+                let (path, key) = (text_ref(r, 0)?, text_ref(r, 1)?);
+                let at = if key.is_empty() {
+                    plain.get(path)
+                } else {
+                    keyed.get(&(path, key))
+                };
+                let row = FileRow::from_sql(r, 3)?;
+                match at {
+                    Some(&i) => out.slots[i] = Some(row),
+                    None if row.live => {
+                        out.others
+                            .push((path.to_owned(), text_ref(r, 2)?.to_owned(), row));
+                    }
+                    None => {}
+                }
+                Ok(())
             };
-            let (path, key, row) = read().map_err(StoreError::db("read file fingerprints"))?;
-            if key.is_empty() {
-                out.plain.insert(path, row);
-            } else {
-                out.keyed.insert((path, key), row);
-            }
+            read().map_err(StoreError::db("read file fingerprints"))?;
         }
         Ok(out)
     }
 
-    /// Takes the row of (`path`, `key`) out, if read.
-    fn take(&mut self, path: &str, key: &str) -> Option<FileRow> {
-        if key.is_empty() {
-            self.plain.remove(path)
-        } else if self.keyed.is_empty() {
-            None
-        } else {
-            self.keyed.remove(&(path.to_owned(), key.to_owned()))
-        }
+    /// Takes the row of the file at position `at` out, if read.
+    fn take(&mut self, at: usize) -> Option<FileRow> {
+        self.slots.get_mut(at).and_then(Option::take)
     }
 }
 
@@ -358,6 +388,10 @@ impl Store {
             blocks: opts.commit_blocks.unwrap_or(u64::MAX).max(1),
         };
         poll_when_busy(&self.conn, self.busy_wait.get())?;
+        let names: Vec<Name<'_>> = files
+            .iter()
+            .map(|f| (f.path.to_string_lossy(), f.key.as_deref().unwrap_or("")))
+            .collect();
         let mut i = 0;
         loop {
             if i > 0 {
@@ -367,7 +401,7 @@ impl Store {
             // One scan of the table pays for many files; one file (`show`) looks itself up.
             let first = i == 0;
             let rows = if files.len() - i >= BULK_MIN_FILES {
-                FileRows::read_all(&self.conn)?
+                FileRows::read_all(&self.conn, &names, i)?
             } else {
                 FileRows::default()
             };
@@ -381,11 +415,10 @@ impl Store {
             let events_at_begin = report.events_written;
             let mut aborted = false;
             while i < files.len() {
+                let action =
+                    batch.refresh_file(sources, &files[i], i, &names[i], opts, &mut report)?;
                 let file = &files[i];
                 i += 1;
-                let path = file.path.to_string_lossy();
-                let key = file.key.as_deref().unwrap_or("");
-                let action = batch.refresh_file(sources, file, &path, key, opts, &mut report)?;
                 let p = Progress {
                     done: i,
                     total: files.len(),
@@ -406,15 +439,13 @@ impl Store {
             let done = i >= files.len() && !aborted;
             if done {
                 if first && batch.rows.all && !batch.restarted {
-                    // One transaction saw every file and every row: the rows not taken are
+                    // One transaction saw every file and every row: the other rows are
                     // exactly the indexed sources not given.
-                    let left = std::mem::take(&mut batch.rows);
-                    batch.mark_unseen(left, opts, &mut report)?;
+                    let others = std::mem::take(&mut batch.rows.others);
+                    batch.mark_unseen(others, opts, &mut report)?;
                 } else {
-                    let seen: HashSet<(Cow<'_, str>, &str)> = files
-                        .iter()
-                        .map(|f| (f.path.to_string_lossy(), f.key.as_deref().unwrap_or("")))
-                        .collect();
+                    let seen: HashSet<(&str, &str)> =
+                        names.iter().map(|(p, k)| (p.as_ref(), *k)).collect();
                     batch.mark_vanished(&seen, opts, &mut report)?;
                 }
             }
@@ -473,10 +504,11 @@ impl Store {
 }
 
 impl Batch<'_> {
-    /// The fingerprint of (`path`, `key`): from the rows read when the batch began, or, for a
-    /// source written since (listed twice, or inserted by this batch), from the table.
-    fn file_row(&mut self, path: &str, key: &str) -> Result<Option<FileRow>> {
-        if let Some(row) = self.rows.take(path, key) {
+    /// The fingerprint of (`path`, `key`), the file at position `at`: from the rows read when
+    /// the batch began, or, for a source written since (listed twice, or inserted by this
+    /// batch), from the table.
+    fn file_row(&mut self, at: usize, path: &str, key: &str) -> Result<Option<FileRow>> {
+        if let Some(row) = self.rows.take(at) {
             return Ok(Some(row));
         }
         let mut st = self
@@ -508,11 +540,12 @@ impl Batch<'_> {
         &mut self,
         sources: &[Box<dyn Source>],
         file: &SourceFile,
-        path: &str,
-        key: &str,
+        at: usize,
+        name: &Name<'_>,
         opts: &RefreshOptions,
         report: &mut RefreshReport,
     ) -> Result<Action> {
+        let (path, key) = (name.0.as_ref(), name.1);
         let Some(source) = sources.iter().find(|s| s.id() == file.provider) else {
             report.failed.push(FileError {
                 path: file.path.clone(),
@@ -522,7 +555,7 @@ impl Batch<'_> {
             return Ok(Action::Failed);
         };
         let source = source.as_ref();
-        let row = self.file_row(path, key)?;
+        let row = self.file_row(at, path, key)?;
         let related_sig = related_signature(file);
         let size = i64::try_from(file.size).unwrap_or(i64::MAX);
         let same_base = row.as_ref().is_some_and(|r| {
@@ -655,25 +688,15 @@ impl Batch<'_> {
         Ok(())
     }
 
-    /// [`Batch::mark_vanished`] given the rows of the sources not given (`left`: every row
-    /// read at the start of the one transaction that handled every file, less those handled).
+    /// [`Batch::mark_vanished`] given the live rows of the sources not given (`others`: read at
+    /// the start of the one transaction that handled every file).
     fn mark_unseen(
         &mut self,
-        left: FileRows,
+        others: Vec<(String, String, FileRow)>,
         opts: &RefreshOptions,
         report: &mut RefreshReport,
     ) -> Result<()> {
-        let rows = left
-            .plain
-            .into_iter()
-            .chain(left.keyed.into_iter().map(|((path, _), row)| (path, row)))
-            .filter(|(_, row)| row.live);
-        for (path, row) in rows {
-            let provider: String = self
-                .tx
-                .prepare_cached("SELECT provider FROM files WHERE fid = ?1")
-                .and_then(|mut st| st.query_row([row.fid], |r| r.get(0)))
-                .map_err(StoreError::db("list files"))?;
+        for (path, provider, row) in others {
             self.vanish_unless_kept(row.fid, &path, &provider, row.sid, opts, report)?;
         }
         Ok(())
@@ -706,7 +729,7 @@ impl Batch<'_> {
 
     fn mark_vanished(
         &mut self,
-        seen: &HashSet<(Cow<'_, str>, &str)>,
+        seen: &HashSet<(&str, &str)>,
         opts: &RefreshOptions,
         report: &mut RefreshReport,
     ) -> Result<()> {
@@ -725,7 +748,7 @@ impl Batch<'_> {
                 .map_err(StoreError::db("list files"))?
         };
         for (fid, path, key, provider, sid) in rows {
-            if seen.contains(&(Cow::Borrowed(path.as_str()), key.as_str())) {
+            if seen.contains(&(path.as_str(), key.as_str())) {
                 continue;
             }
             self.vanish_unless_kept(fid, &path, &provider, sid, opts, report)?;

@@ -11,11 +11,17 @@ use super::{Field, Hit, SearchPlan, SearchRequest, SearchResponse, SessionHits, 
 use crate::block::{kind_bit, Decoded};
 use crate::codec::{event_from, event_id_range, kind_from_i, kind_to_i, split_aux, time_to_i};
 use crate::error::{Result, StoreError};
+use crate::filter::SessionFilter;
 use crate::read::SessionRef;
 use crate::Store;
 
 /// Scanning per session range instead of the whole table below this many sessions in scope.
 const RANGE_SCAN_MAX: usize = 256;
+/// Candidate sessions of a trigram search above which the session filter is evaluated over the
+/// whole `sessions` table instead of for each candidate.
+const FILTER_CANDIDATES_MAX: usize = 4096;
+/// Candidate sessions asked about in one statement.
+const FILTER_CHUNK: usize = 500;
 
 impl Store {
     /// Searches every session in scope (S-S1…S-S6); see [`crate::search`] for the semantics.
@@ -37,41 +43,61 @@ impl Store {
         })
     }
 
-    /// The sids indexed from `sources`.
+    /// The sids indexed from `sources`. Many sources: one scan of the `files` index, matched
+    /// to the sources' borrowed names (nothing allocated per row); a few: one lookup each.
     fn sids_of_sources(&self, sources: &[scry_source::SourceFile]) -> Result<HashSet<i64>> {
-        let wanted: HashSet<(String, String)> = sources
+        let names: Vec<(std::borrow::Cow<'_, str>, &str)> = sources
             .iter()
-            .map(|f| {
-                (
-                    f.path.to_string_lossy().into_owned(),
-                    f.key.clone().unwrap_or_default(),
-                )
-            })
+            .map(|f| (f.path.to_string_lossy(), f.key.as_deref().unwrap_or("")))
             .collect();
-        let mut out = HashSet::with_capacity(wanted.len());
-        if wanted.len() > 64 {
+        let mut out = HashSet::with_capacity(names.len());
+        if names.len() > 64 {
+            let mut plain: HashSet<&str> = HashSet::with_capacity(names.len());
+            let mut keyed: HashSet<(&str, &str)> = HashSet::new();
+            for (path, key) in &names {
+                if key.is_empty() {
+                    plain.insert(path.as_ref());
+                } else {
+                    keyed.insert((path.as_ref(), *key));
+                }
+            }
             let mut st = self
                 .conn
                 .prepare_cached("SELECT path, key, sid FROM files WHERE sid IS NOT NULL")
                 .map_err(StoreError::db("read sources"))?;
-            let rows = st
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                .map_err(StoreError::db("read sources"))?;
-            for row in rows {
-                let (path, key, sid): (String, String, i64) =
-                    row.map_err(StoreError::db("read sources"))?;
-                if wanted.contains(&(path, key)) {
-                    out.insert(sid);
-                }
+            let mut rows = st.query([]).map_err(StoreError::db("read sources"))?;
+            while let Some(r) = rows.next().map_err(StoreError::db("read sources"))? {
+                let text = |i: usize| -> rusqlite::Result<&str> {
+                    r.get_ref(i)?.as_str().map_err(|e| {
+                        rusqlite::Error::FromSqlConversionFailure(
+                            i,
+                            rusqlite::types::Type::Text,
+                            Box::new(e),
+                        )
+                    })
+                };
+                let mut read = || -> rusqlite::Result<()> {
+                    let (path, key) = (text(0)?, text(1)?);
+                    let wanted = if key.is_empty() {
+                        plain.contains(path)
+                    } else {
+                        keyed.contains(&(path, key))
+                    };
+                    if wanted {
+                        out.insert(r.get(2)?);
+                    }
+                    Ok(())
+                };
+                read().map_err(StoreError::db("read sources"))?;
             }
         } else {
             let mut st = self
                 .conn
                 .prepare_cached("SELECT sid FROM files WHERE path = ?1 AND key = ?2")
                 .map_err(StoreError::db("read sources"))?;
-            for (path, key) in &wanted {
+            for (path, key) in &names {
                 let sid: Option<Option<i64>> = st
-                    .query_row(params![path, key], |r| r.get(0))
+                    .query_row(params![path.as_ref(), key], |r| r.get(0))
                     .optional()
                     .map_err(StoreError::db("read sources"))?;
                 out.extend(sid.flatten());
@@ -86,11 +112,8 @@ impl Store {
         within: Option<HashSet<i64>>,
     ) -> Result<SearchResponse> {
         let plan = Plan::new(req, false)?;
-        let scope = match (self.scope_sids(req)?, within) {
-            (Some(a), Some(b)) => Some(a.intersection(&b).copied().collect()),
-            (a, b) => a.or(b),
-        };
-        let (by_sid, used) = self.collect(&plan, scope.as_ref())?;
+        let filter = (!req.filter.is_empty()).then_some(&req.filter);
+        let (by_sid, used) = self.collect(&plan, within.as_ref(), filter)?;
         let meta = self.session_meta(by_sid.keys().copied())?;
         let mut matches = Vec::new();
         for (sid, hits) in by_sid {
@@ -153,7 +176,7 @@ impl Store {
         let (sid, header, _) = self.sid_of(at)?;
         let uri = header.uri.as_str();
         let scope: HashSet<i64> = [sid].into_iter().collect();
-        let (mut by_sid, _) = self.collect(&plan, Some(&scope))?;
+        let (mut by_sid, _) = self.collect(&plan, Some(&scope), None)?;
         let hits = by_sid.remove(&sid).unwrap_or_default();
         let mut matches = vec![SessionMatch {
             key: sid,
@@ -235,12 +258,13 @@ impl Store {
         Ok(out)
     }
 
-    /// The sids in scope, or `None` for every session.
-    fn scope_sids(&self, req: &SearchRequest) -> Result<Option<HashSet<i64>>> {
-        if req.filter.is_empty() {
-            return Ok(None);
-        }
-        let (cond, params) = req.filter.to_sql();
+    /// The sids of every session `filter` admits, less those outside `within` (when given).
+    fn filter_sids(
+        &self,
+        filter: &SessionFilter,
+        within: Option<&HashSet<i64>>,
+    ) -> Result<HashSet<i64>> {
+        let (cond, params) = filter.to_sql();
         let mut st = self
             .conn
             .prepare_cached(&format!("SELECT sid FROM sessions WHERE {cond}"))
@@ -248,19 +272,71 @@ impl Store {
         let rows = st
             .query_map(params_from_iter(params), |r| r.get::<_, i64>(0))
             .map_err(StoreError::db("scope sessions"))?;
-        let set = rows
-            .collect::<rusqlite::Result<HashSet<i64>>>()
-            .map_err(StoreError::db("scope sessions"))?;
-        Ok(Some(set))
+        let mut set = HashSet::new();
+        for sid in rows {
+            let sid = sid.map_err(StoreError::db("scope sessions"))?;
+            if within.is_none_or(|w| w.contains(&sid)) {
+                set.insert(sid);
+            }
+        }
+        Ok(set)
     }
 
+    /// Of the candidate sessions `sids` (those in `within`, when given), the ones `filter`
+    /// admits: asked of these sessions alone, a few hundred at a time, so a selective search
+    /// does not read the whole `sessions` table; many candidates read it once instead.
+    fn filter_candidates(
+        &self,
+        filter: &SessionFilter,
+        within: Option<&HashSet<i64>>,
+        sids: impl Iterator<Item = i64>,
+    ) -> Result<HashSet<i64>> {
+        let mut cands: Vec<i64> = sids
+            .filter(|s| within.is_none_or(|w| w.contains(s)))
+            .collect();
+        cands.sort_unstable();
+        cands.dedup();
+        if cands.len() > FILTER_CANDIDATES_MAX {
+            return self.filter_sids(filter, within);
+        }
+        let (cond, params) = filter.to_sql();
+        let mut out = HashSet::with_capacity(cands.len());
+        for chunk in cands.chunks(FILTER_CHUNK) {
+            let first = params.len() + 1;
+            let marks: Vec<String> = (first..first + chunk.len())
+                .map(|i| format!("?{i}"))
+                .collect();
+            let sql = format!(
+                "SELECT sid FROM sessions WHERE sid IN ({}) AND ({cond})",
+                marks.join(", ")
+            );
+            let mut st = self
+                .conn
+                .prepare_cached(&sql)
+                .map_err(StoreError::db("scope sessions"))?;
+            let values = params
+                .iter()
+                .cloned()
+                .chain(chunk.iter().map(|s| rusqlite::types::Value::Integer(*s)));
+            let rows = st
+                .query_map(params_from_iter(values), |r| r.get::<_, i64>(0))
+                .map_err(StoreError::db("scope sessions"))?;
+            for sid in rows {
+                out.insert(sid.map_err(StoreError::db("scope sessions"))?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The hits of `plan` in the sessions of `within` (every session when `None`) that
+    /// `filter` admits (every one when `None`).
     fn collect(
         &self,
         plan: &Plan,
-        scope: Option<&HashSet<i64>>,
+        within: Option<&HashSet<i64>>,
+        filter: Option<&SessionFilter>,
     ) -> Result<(HashMap<i64, Vec<RawHit>>, SearchPlan)> {
         let mut by_sid: HashMap<i64, Vec<RawHit>> = HashMap::new();
-        let in_scope = |sid: i64| scope.is_none_or(|s| s.contains(&sid));
         let mask = plan.kinds.iter().fold(0i64, |m, k| m | kind_bit(*k));
         let mut raw = Decoded::default();
         if let Some(q) = &plan.matcher.fts {
@@ -276,6 +352,14 @@ impl Store {
                     .map_err(StoreError::db("trigram candidates"))?
             };
             let candidates = ids.len() as u64;
+            let admitted = match filter {
+                Some(f) => {
+                    Some(self.filter_candidates(f, within, ids.iter().map(|id| id >> 32))?)
+                }
+                None => None,
+            };
+            let scope = admitted.as_ref().or(within);
+            let in_scope = |sid: i64| scope.is_none_or(|s| s.contains(&sid));
             // Session documents (titles, artifacts) first, then the candidate blocks in order.
             let mut blocks: Vec<i64> = Vec::with_capacity(ids.len());
             for id in ids {
@@ -323,6 +407,12 @@ impl Store {
             return Ok((by_sid, SearchPlan::Trigram { candidates }));
         }
         // No narrowing: scan the stored blocks.
+        let admitted = match filter {
+            Some(f) => Some(self.filter_sids(f, within)?),
+            None => None,
+        };
+        let scope = admitted.as_ref().or(within);
+        let in_scope = |sid: i64| scope.is_none_or(|s| s.contains(&sid));
         if !plan.session_fields.is_empty() {
             let mut st = self
                 .conn

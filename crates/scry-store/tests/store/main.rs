@@ -3,6 +3,7 @@
 //! (S-I2, S-I6), concurrent readers (S-I5), exact text round-trips (S-I3).
 
 mod append_real;
+mod bulk_sources;
 mod concurrency;
 mod corpus;
 mod facts;
