@@ -112,6 +112,13 @@ pub fn refresh(store: &mut Store, sources: &[Box<dyn Source>], files: &[SourceFi
     if crate::lease::covers(store) {
         return true;
     }
+    refresh_now(store, sources, files)
+}
+
+/// [`refresh`] without the lease check: for a reader that saw `files` change on disk and must
+/// not wait for the watcher to apply it (a follower of one session, `events --follow` and the
+/// HTTP streams; the store's staged writes make the race with the watcher harmless).
+pub fn refresh_now(store: &mut Store, sources: &[Box<dyn Source>], files: &[SourceFile]) -> bool {
     let start = std::time::Instant::now();
     let terminal = std::io::stderr().is_terminal();
     let mut bar: Option<indicatif::ProgressBar> = None;

@@ -298,6 +298,7 @@ fn request(
         },
         ..SessionFilter::default()
     };
+    req.since_spec = q.since.clone();
     req.limit = q.limit;
     req.max_hits = q.max_hits;
     req.context = q.context;

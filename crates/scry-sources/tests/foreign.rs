@@ -76,8 +76,8 @@ fn no_provider_detects_another_agents_files() {
     }
     // Every provider with corpus files of its own is represented (the corpus README lists them).
     for agent in [
-        "claude", "codex", "gemini", "dsh", "opencode", "pi", "cursor", "grok", "copilot",
-        "qwen", "continue", "aider", "kilo",
+        "claude", "codex", "gemini", "dsh", "opencode", "pi", "cursor", "grok", "copilot", "qwen",
+        "continue", "aider", "kilo",
     ] {
         assert!(
             owned.iter().any(|(a, _)| *a == agent),

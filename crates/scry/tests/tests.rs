@@ -3,11 +3,11 @@
 
 mod adversarial;
 mod adversarial_gen;
-mod agent_copilot;
-mod agent_qwen;
 mod agent_aider;
 mod agent_continue;
+mod agent_copilot;
 mod agent_kilo;
+mod agent_qwen;
 mod browser;
 mod demo;
 mod errors;

@@ -209,7 +209,7 @@ impl Follow {
         };
         if let Some(store) = self.opened.index.as_mut().filter(|_| !whole) {
             let file = self.opened.file.clone();
-            let refreshed = crate::indexed::refresh(
+            let refreshed = crate::indexed::refresh_now(
                 store,
                 self.opened.catalog.sources(),
                 std::slice::from_ref(&file),
@@ -227,7 +227,7 @@ impl Follow {
         } else if whole && self.opened.index.is_some() {
             let file = self.opened.file.clone();
             if let Some(store) = self.opened.index.as_mut() {
-                let _ = crate::indexed::refresh(
+                let _ = crate::indexed::refresh_now(
                     store,
                     self.opened.catalog.sources(),
                     std::slice::from_ref(&file),

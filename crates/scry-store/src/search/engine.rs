@@ -262,6 +262,9 @@ fn binding(req: &SearchRequest, within: bool) -> u64 {
     if let Some(c) = r.caller.as_mut() {
         c.now = Timestamp::UNIX_EPOCH;
     }
+    if r.since_spec.is_some() {
+        r.filter.updated.from = None;
+    }
     r.kinds.sort();
     r.kinds.dedup();
     r.filter.uris.sort();

@@ -133,6 +133,11 @@ pub struct SearchRequest {
     pub include_self: bool,
     /// The caller, for self-echo folding.
     pub caller: Option<Caller>,
+    /// The `since` as the user wrote it (`3d`, a date), when `filter.updated.from` was computed
+    /// from it and the clock: cursors bind to this text, not to the instant, so the next page of
+    /// `--since 3d` is still the same search a second later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_spec: Option<String>,
 }
 
 impl SearchRequest {
@@ -154,6 +159,7 @@ impl SearchRequest {
             cursor: None,
             include_self: false,
             caller: None,
+            since_spec: None,
         }
     }
 

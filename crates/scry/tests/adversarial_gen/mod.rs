@@ -24,12 +24,12 @@ use serde_json::Value;
 use crate::timed::{run, Timed, DEADLINE};
 use crate::util::{claude_line, claude_session, corpus};
 
-mod copilot;
 mod contaider;
+mod copilot;
 mod databases;
 mod files;
-mod qwen;
 mod kilo;
+mod qwen;
 
 const CWD: &str = "/work/adv";
 const HEALTHY: &str = "0e000001-0000-4000-8000-000000000000";
