@@ -31,6 +31,7 @@ pub mod filter;
 pub mod indexed;
 pub mod lineage;
 pub mod list;
+mod list_sql;
 pub mod overview;
 pub mod page;
 pub mod raw;
