@@ -112,7 +112,7 @@ impl Sql {
 
 /// The columns of a [`PageRow`].
 const COLS: &str = "SELECT s.sid, f.path, f.key, s.provider, s.native, s.kind, s.uri, s.recency
-    FROM sessions s, files f WHERE ";
+    FROM sessions s CROSS JOIN files f WHERE ";
 
 /// The first `want` rows of `mode` in index order (`sessions_recent`).
 fn page_sql(spec: &ListSpec, mode: ListMode, want: usize) -> Sql {
@@ -136,7 +136,9 @@ impl ListSpec {
         q.push(&format!(
             "{f}.sid = {s}.sid AND {f}.live = 1 AND {f}.error IS NULL AND "
         ));
-        q.under(&format!("{f}.path"), &self.roots);
+        // `+`: never drive the query from the files' path index (every source lies in the
+        // roots); the sessions' indexes give the order and the selective filters.
+        q.under(&format!("+{f}.path"), &self.roots);
         q.push(&format!(" AND {s}.provider IN ("));
         if self.providers.is_empty() {
             q.push("NULL");
@@ -170,7 +172,7 @@ impl ListSpec {
     /// Appends: a listed root of `kinds` exists for the session `s` would fold under.
     fn root_exists(&self, q: &mut Sql, s: &str, kinds: &str) {
         q.push(&format!(
-            "EXISTS (SELECT 1 FROM sessions r, files rf WHERE r.native = {s}.fold
+            "EXISTS (SELECT 1 FROM sessions r CROSS JOIN files rf WHERE r.native = {s}.fold
              AND r.provider = {s}.provider AND r.kind IN {kinds} AND "
         ));
         self.listed(q, "r", "rf");
@@ -237,7 +239,7 @@ impl Store {
     /// holds exactly them.
     pub fn list_members(&self, spec: &ListSpec) -> Result<usize> {
         let mut q = Sql::default();
-        q.push("SELECT count(*) FROM sessions s, files f WHERE ");
+        q.push("SELECT count(*) FROM sessions s CROSS JOIN files f WHERE ");
         spec.member(&mut q, "s", "f");
         self.sql_count(&q, "count listed sources")
     }
@@ -267,7 +269,7 @@ impl Store {
     /// and the children folded under them).
     pub fn list_counts(&self, spec: &ListSpec, mode: ListMode) -> Result<(usize, usize)> {
         let mut q = Sql::default();
-        q.push("SELECT count(*) FROM sessions s, files f WHERE ");
+        q.push("SELECT count(*) FROM sessions s CROSS JOIN files f WHERE ");
         spec.listed(&mut q, "s", "f");
         q.push(" AND ");
         spec.row(&mut q, "s", mode);
@@ -276,7 +278,7 @@ impl Store {
             return Ok((total, 0));
         }
         let mut q = Sql::default();
-        q.push("SELECT count(*) FROM sessions s, files f WHERE ");
+        q.push("SELECT count(*) FROM sessions s CROSS JOIN files f WHERE ");
         spec.listed(&mut q, "s", "f");
         q.push(" AND (s.kind = 'exec' OR (s.kind NOT IN ('main', 'exec') AND ");
         spec.root_exists(&mut q, "s", "('exec')");
@@ -406,7 +408,7 @@ impl Store {
         let mut out = Vec::new();
         for (op, dir) in [("<", "DESC"), (">", "ASC")] {
             let mut q = Sql::default();
-            q.push("SELECT s.native FROM sessions s, files f WHERE s.native ")
+            q.push("SELECT s.native FROM sessions s CROSS JOIN files f WHERE s.native ")
                 .push(op)
                 .push(" ")
                 .bind(id.to_string())

@@ -20,6 +20,7 @@ mod http;
 mod index_cli;
 mod inspect;
 mod list;
+mod list_sql;
 mod mcp;
 mod paging;
 mod parity;

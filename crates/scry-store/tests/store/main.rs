@@ -9,6 +9,7 @@ mod facts;
 mod incremental;
 mod lines;
 mod list_columns;
+mod list_page;
 mod ownership;
 mod search;
 mod staged;
