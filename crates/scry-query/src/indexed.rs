@@ -7,8 +7,9 @@
 //! uses `index.db` beside the extracted demo home, never the user's index. `--no-index` opens
 //! nothing.
 //!
-//! `list` reads its rows from the stored headers ([`headers`]); `--no-index` parses in full to
-//! give the same rows. Headers read back are normalized to what a direct parse of a discovered file says
+//! `list` pages in SQL when the index holds exactly the discovered set (`crate::list_sql`),
+//! else reads its rows from the stored columns ([`headers_from`]); `--no-index` parses in full
+//! to give the same rows. Headers read back are normalized to what a direct parse of a discovered file says
 //! (`persisted: false`, `live: true`): the index owns those two flags, and the outputs of
 //! `list` / `show` / `turns` / `turn` / `search` must be identical with and without `--no-index`
 //! (S-I4).
