@@ -6,9 +6,9 @@
 //! Which sessions a list holds is described by a [`ListSpec`]: the discovery roots a source must
 //! lie in (its path is a root or below), the providers discovered, the scope (matched against
 //! the stored `cwd` and against the source's stored `cwd_hint`, as discovery filters files
-//! before opening them) and `--since`. Only live sources whose last parse succeeded count; the
-//! caller checks with [`Store::list_members`] and [`Store::list_failed`] that this is the
-//! discovered set before trusting a page (otherwise it reads every row as before).
+//! before opening them) and `--since`. Only live sources count. The caller checks with
+//! [`Store::list_members`] and [`Store::list_failed`] that this is the discovered set and that
+//! none failed its last parse before trusting a page (otherwise it reads every row as before).
 //!
 //! Folding mirrors `scry_query`'s in-memory `list`: main sessions and exec runs are roots
 //! (exec runs hidden); any other kind folds under a listed root of the same provider whose id is
@@ -133,9 +133,9 @@ impl ListSpec {
     /// Appends: session `s` indexed from source `f` belongs to the discovered set this spec
     /// describes (roots, providers, the scope's `cwd_hint` filter).
     fn member(&self, q: &mut Sql, s: &str, f: &str) {
-        q.push(&format!(
-            "{f}.sid = {s}.sid AND {f}.live = 1 AND {f}.error IS NULL AND "
-        ));
+        // Sources whose last parse failed are not excluded here: the caller answers only when
+        // none did ([`Store::list_failed`]), so `files_sid` covers the join.
+        q.push(&format!("{f}.sid = {s}.sid AND {f}.live = 1 AND "));
         // `+`: never drive the query from the files' path index (every source lies in the
         // roots); the sessions' indexes give the order and the selective filters.
         q.under(&format!("+{f}.path"), &self.roots);
@@ -234,7 +234,7 @@ impl Store {
         Ok(usize::try_from(n).unwrap_or(0))
     }
 
-    /// How many sources belong to `spec`'s discovered set (roots, providers, `cwd_hint` scope;
+    /// How many live sources belong to `spec`'s discovered set (roots, providers, `cwd_hint` scope;
     /// not the cwd scope or `--since`): equal to the number of discovered files when the index
     /// holds exactly them.
     pub fn list_members(&self, spec: &ListSpec) -> Result<usize> {

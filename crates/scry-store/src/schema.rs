@@ -25,7 +25,8 @@
 //!   adds what discovery knew of the source when it was parsed, so `list` pages in SQL
 //!   ([`crate::listing`]): `hint` (the source's `cwd_hint`) and `fold` (the parent `list` folds
 //!   the session under: the header's, else discovery's), indexed with `native` for the page's
-//!   children and short ids. `sid` comes from the `next_sid` counter in `meta` and is never
+//!   children and short ids; `sessions_recent` and `files_sid` carry every column `list` reads,
+//!   so its page and counts never read a session's header or a file's resume point. `sid` comes from the `next_sid` counter in `meta` and is never
 //!   reused: a whole parse writes under a new sid.
 //! - `pending`: sids whose blocks no session row reaches (yet or any more): a session being
 //!   written in several transactions (`since` = its last commit, a heartbeat) or replaced
@@ -81,7 +82,7 @@ CREATE TABLE files(
     sid INTEGER,
     UNIQUE(path, key)
 );
-CREATE INDEX files_sid ON files(sid);
+CREATE INDEX files_sid ON files(sid, live, path, key);
 CREATE INDEX files_failed ON files(path, key) WHERE error IS NOT NULL;
 CREATE TABLE sessions(
     sid INTEGER PRIMARY KEY,
@@ -104,7 +105,9 @@ CREATE TABLE sessions(
 );
 CREATE INDEX sessions_uri ON sessions(uri);
 CREATE INDEX sessions_updated ON sessions(updated);
-CREATE INDEX sessions_recent ON sessions(recency DESC, uri);
+CREATE INDEX sessions_recent ON sessions(
+    recency DESC, uri, provider, kind, native, fold, cwd, hint, updated
+);
 CREATE INDEX sessions_cwd ON sessions(cwd);
 CREATE INDEX sessions_native ON sessions(native);
 CREATE INDEX sessions_fold ON sessions(fold);
