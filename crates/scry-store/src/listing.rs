@@ -139,7 +139,18 @@ impl ListSpec {
         // `+`: never drive the query from the files' path index (every source lies in the
         // roots); the sessions' indexes give the order and the selective filters.
         q.under(&format!("+{f}.path"), &self.roots);
-        q.push(&format!(" AND {s}.provider IN ("));
+        q.push(" AND ");
+        self.providers_in(q, s);
+        if let Some(scope) = &self.scope {
+            q.push(&format!(" AND ({s}.hint IS NULL OR "));
+            q.under(&format!("{s}.hint"), scope);
+            q.push(")");
+        }
+    }
+
+    /// Appends: `t`'s provider is one of the spec's.
+    fn providers_in(&self, q: &mut Sql, t: &str) {
+        q.push(&format!("{t}.provider IN ("));
         if self.providers.is_empty() {
             q.push("NULL");
         }
@@ -150,11 +161,6 @@ impl ListSpec {
             q.bind(p.as_str().to_string());
         }
         q.push(")");
-        if let Some(scope) = &self.scope {
-            q.push(&format!(" AND ({s}.hint IS NULL OR "));
-            q.under(&format!("{s}.hint"), scope);
-            q.push(")");
-        }
     }
 
     /// Appends: `s` / `f` is listed (a member, in scope by its cwd, updated since).
@@ -237,10 +243,22 @@ impl Store {
     /// How many live sources belong to `spec`'s discovered set (roots, providers, `cwd_hint` scope;
     /// not the cwd scope or `--since`): equal to the number of discovered files when the index
     /// holds exactly them.
+    /// Without a scope only the files' fingerprint index is read (every file row with a `sid`
+    /// has its session row).
     pub fn list_members(&self, spec: &ListSpec) -> Result<usize> {
         let mut q = Sql::default();
-        q.push("SELECT count(*) FROM sessions s CROSS JOIN files f WHERE ");
-        spec.member(&mut q, "s", "f");
+        if spec.scope.is_some() {
+            q.push("SELECT count(*) FROM sessions s CROSS JOIN files f WHERE ");
+            spec.member(&mut q, "s", "f");
+        } else {
+            q.push(
+                "SELECT count(*) FROM files f INDEXED BY files_fingerprint
+                 WHERE f.sid IS NOT NULL AND f.live = 1 AND ",
+            );
+            q.under("f.path", &spec.roots);
+            q.push(" AND ");
+            spec.providers_in(&mut q, "f");
+        }
         self.sql_count(&q, "count listed sources")
     }
 
@@ -251,17 +269,8 @@ impl Store {
         let mut q = Sql::default();
         q.push("SELECT count(*) FROM files f WHERE f.error IS NOT NULL AND f.live = 1 AND ");
         q.under("f.path", &spec.roots);
-        q.push(" AND f.provider IN (");
-        if spec.providers.is_empty() {
-            q.push("NULL");
-        }
-        for (i, p) in spec.providers.iter().enumerate() {
-            if i > 0 {
-                q.push(", ");
-            }
-            q.bind(p.as_str().to_string());
-        }
-        q.push(")");
+        q.push(" AND ");
+        spec.providers_in(&mut q, "f");
         Ok(self.sql_count(&q, "count failed sources")? > 0)
     }
 
