@@ -41,6 +41,10 @@ pub struct Catalog {
     pub files: Vec<SourceFile>,
     /// Discovery problems (unreadable directories, loops, …).
     pub warnings: Vec<Warning>,
+    /// The roots searched (existing or not), of every provider discovered.
+    pub roots: Vec<std::path::PathBuf>,
+    /// The providers discovered (asked for and not excluded).
+    pub providers: Vec<ProviderId>,
 }
 
 /// A scanned session: its source and header.
@@ -58,7 +62,11 @@ impl Catalog {
         let sources = registry();
         let mut files = Vec::new();
         let mut warnings = Vec::new();
+        let mut roots = Vec::new();
+        let mut providers = Vec::new();
         for pd in discover_excluding(&sources, env, only, exclusions()) {
+            providers.push(pd.provider);
+            roots.extend(pd.discovery.roots.into_iter().map(|r| r.path));
             files.extend(pd.discovery.files);
             warnings.extend(pd.discovery.warnings);
         }
@@ -66,6 +74,8 @@ impl Catalog {
             sources,
             files,
             warnings,
+            roots,
+            providers,
         }
     }
 

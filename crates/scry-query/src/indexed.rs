@@ -7,8 +7,9 @@
 //! uses `index.db` beside the extracted demo home, never the user's index. `--no-index` opens
 //! nothing.
 //!
-//! `list` reads its rows from the stored headers ([`headers`]); `--no-index` parses in full to
-//! give the same rows. Headers read back are normalized to what a direct parse of a discovered file says
+//! `list` pages in SQL when the index holds exactly the discovered set (`crate::list_sql`),
+//! else reads its rows from the stored columns ([`headers_from`]); `--no-index` parses in full
+//! to give the same rows. Headers read back are normalized to what a direct parse of a discovered file says
 //! (`persisted: false`, `live: true`): the index owns those two flags, and the outputs of
 //! `list` / `show` / `turns` / `turn` / `search` must be identical with and without `--no-index`
 //! (S-I4).
@@ -379,30 +380,50 @@ pub fn headers(
     catalog: &crate::catalog::Catalog,
     files: &[&SourceFile],
 ) -> QueryResult<ListHeaders> {
+    let store = refreshed(ctx, catalog, files)?;
+    Ok(headers_from(store, catalog, files))
+}
+
+/// The index with `files` refreshed into it (S-I5), or `None` when there is none or it could not
+/// be refreshed (said on stderr; the caller parses directly).
+pub fn refreshed(
+    ctx: &Context,
+    catalog: &crate::catalog::Catalog,
+    files: &[&SourceFile],
+) -> QueryResult<Option<Store>> {
+    let Some(mut store) = open(ctx)? else {
+        return Ok(None);
+    };
+    let owned: Vec<SourceFile> = files.iter().map(|f| (*f).clone()).collect();
+    Ok(refresh(&mut store, catalog.sources(), &owned).then_some(store))
+}
+
+/// [`headers`] from an index already refreshed with `files` ([`refreshed`]).
+pub fn headers_from(
+    store: Option<Store>,
+    catalog: &crate::catalog::Catalog,
+    files: &[&SourceFile],
+) -> ListHeaders {
     let mut rows: HashMap<(String, String), scry_store::ListRow> = HashMap::new();
     let mut kept: Option<Store> = None;
-    if let Some(mut store) = open(ctx)? {
-        let owned: Vec<SourceFile> = files.iter().map(|f| (*f).clone()).collect();
-        if refresh(&mut store, catalog.sources(), &owned) {
-            match stored_rows(&store, files) {
-                Ok(r) => {
-                    rows = r;
-                    kept = Some(store);
-                }
-                Err(e) if e.is_corrupt() => {
-                    let path = store.path().to_path_buf();
-                    drop(store);
-                    if let Some(fresh) =
-                        recover(&path, &e.in_index(&path), catalog.sources(), &owned)
-                    {
-                        if let Ok(r) = stored_rows(&fresh, files) {
-                            rows = r;
-                            kept = Some(fresh);
-                        }
+    if let Some(store) = store {
+        match stored_rows(&store, files) {
+            Ok(r) => {
+                rows = r;
+                kept = Some(store);
+            }
+            Err(e) if e.is_corrupt() => {
+                let path = store.path().to_path_buf();
+                drop(store);
+                let owned: Vec<SourceFile> = files.iter().map(|f| (*f).clone()).collect();
+                if let Some(fresh) = recover(&path, &e.in_index(&path), catalog.sources(), &owned) {
+                    if let Ok(r) = stored_rows(&fresh, files) {
+                        rows = r;
+                        kept = Some(fresh);
                     }
                 }
-                Err(_) => {}
             }
+            Err(_) => {}
         }
     }
     let mut stored: HashMap<(String, String), i64> = HashMap::with_capacity(rows.len());
@@ -430,12 +451,12 @@ pub fn headers(
         e.header = normalize(e.header);
         e
     }));
-    Ok(ListHeaders {
+    ListHeaders {
         entries: out,
         warnings,
         stored,
         store: kept,
-    })
+    }
 }
 
 /// The list columns of each of `files` the index holds without a parse error, keyed by

@@ -32,6 +32,7 @@ pub mod indexed;
 pub mod lease;
 pub mod lineage;
 pub mod list;
+mod list_sql;
 pub mod overview;
 pub mod page;
 pub mod raw;

@@ -64,7 +64,9 @@ impl SessionRow {
 pub struct SessionList {
     /// The rows of this page.
     pub rows: Vec<SessionRow>,
-    /// Every listed session's native id (before paging; for unique short ids in text output).
+    /// Listed sessions' native ids (for unique short ids in text output): every one, or, when
+    /// the index answered the page, the page's and each one's nearest neighbours in byte order
+    /// (the ids sharing the longest prefix with it: the only ones a short id depends on).
     pub ids: Vec<String>,
     /// Rows in the whole result (every page).
     pub total: usize,
@@ -123,7 +125,29 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         .iter()
         .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
         .collect();
-    let mut listed = crate::indexed::headers(ctx, &catalog, &candidates)?;
+    let store = crate::indexed::refreshed(ctx, &catalog, &candidates)?;
+    if let Some(store) = &store {
+        let ask = crate::list_sql::Ask {
+            scope: &scope,
+            since,
+            kind: q.kind,
+            offset,
+            limit: q.limit,
+        };
+        if let Some(page) = crate::list_sql::page(store, &catalog, &candidates, &ask) {
+            let next_cursor = next_cursor(key, offset, q.limit, page.total);
+            return Ok(SessionList {
+                rows: page.rows,
+                ids: page.ids,
+                total: page.total,
+                offset,
+                hidden: page.hidden,
+                warnings: catalog.warnings,
+                next_cursor,
+            });
+        }
+    }
+    let mut listed = crate::indexed::headers_from(store, &catalog, &candidates);
     let mut warnings = catalog.warnings.clone();
     warnings.append(&mut listed.warnings);
 
@@ -144,19 +168,7 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
     let ids: Vec<String> = entries.iter().map(|e| e.header.id.clone()).collect();
     let (rows, hidden) = fold(entries, q.kind);
     let total = rows.len();
-    let end = offset.saturating_add(q.limit);
-    let next_cursor = (end < total).then(|| {
-        Cursor {
-            session: crate::page::session_hash("list"),
-            source: 0,
-            selection: key,
-            pos: Pos {
-                unit: end,
-                offset: 0,
-            },
-        }
-        .encode()
-    });
+    let next_cursor = next_cursor(key, offset, q.limit, total);
     let rows: Vec<SessionRow> = rows
         .into_iter()
         .skip(offset)
@@ -179,6 +191,23 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         hidden,
         warnings,
         next_cursor,
+    })
+}
+
+/// The cursor of the page after `offset..offset + limit`, if rows remain.
+fn next_cursor(key: u64, offset: usize, limit: usize, total: usize) -> Option<String> {
+    let end = offset.saturating_add(limit);
+    (end < total).then(|| {
+        Cursor {
+            session: crate::page::session_hash("list"),
+            source: 0,
+            selection: key,
+            pos: Pos {
+                unit: end,
+                offset: 0,
+            },
+        }
+        .encode()
     })
 }
 

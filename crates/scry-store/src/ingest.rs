@@ -404,28 +404,32 @@ fn collect_some(conn: &Connection, limits: Limits, cleared: &mut usize) -> Resul
     Ok(false)
 }
 
-/// Writes (or replaces) the `sessions` row of `sid` and its title / artifact FTS document.
-/// Another session with the same uri (the same id in another file) is a session of its own.
+/// Writes (or replaces) the `sessions` row of `sid`, indexed from `file`, and its title /
+/// artifact FTS document. Another session with the same uri (the same id in another file) is a
+/// session of its own. What discovery knew of `file` is kept for `list`: its `cwd_hint`, and the
+/// parent the session folds under (the header's, else discovery's, as `list` resolves it).
 pub(crate) fn write_header(
     tx: &Connection,
     sid: i64,
     header: &Header,
     events: u32,
     live: bool,
+    file: &scry_source::SourceFile,
 ) -> Result<()> {
     let json = serde_json::to_string(header)
         .map_err(|e| StoreError::IndexBuild(format!("cannot encode header: {e}")))?;
     let artifacts = (!header.artifacts.is_empty()).then(|| header.artifacts.join("\n"));
     tx.execute(
         "INSERT INTO sessions(sid, uri, provider, cwd, created, updated, kind, parent, live,
-                              title, artifacts, events, header, recency, native)
-         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                              title, artifacts, events, header, recency, native, hint, fold)
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
          ON CONFLICT(sid) DO UPDATE SET uri = excluded.uri, provider = excluded.provider,
              native = excluded.native,
              cwd = excluded.cwd, created = excluded.created, updated = excluded.updated,
              kind = excluded.kind, parent = excluded.parent, live = excluded.live,
              title = excluded.title, artifacts = excluded.artifacts, events = excluded.events,
-             header = excluded.header, recency = excluded.recency",
+             header = excluded.header, recency = excluded.recency, hint = excluded.hint,
+             fold = excluded.fold",
         params![
             sid,
             header.uri,
@@ -441,7 +445,9 @@ pub(crate) fn write_header(
             events,
             json,
             header.updated.map_or(i64::MIN, time_to_i),
-            header.id
+            header.id,
+            file.cwd_hint,
+            header.parent.as_ref().or(file.parent.as_ref())
         ],
     )
     .map_err(StoreError::db("write session"))?;

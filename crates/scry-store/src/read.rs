@@ -20,7 +20,7 @@ use crate::filter::SessionFilter;
 use crate::Store;
 
 /// The kind a `sessions.kind` column holds (written from [`SessionKind::as_str`]).
-fn kind_of(s: &str) -> Option<SessionKind> {
+pub(crate) fn kind_of(s: &str) -> Option<SessionKind> {
     serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
 }
 

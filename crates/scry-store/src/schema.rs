@@ -21,8 +21,13 @@
 //!   title) and `recency` (= updated, or the smallest integer when unknown) so lists read in
 //!   index order. The columns precede the header, so reading them never walks the header's
 //!   overflow pages (schema 7 added `native` and `files_failed`, the partial index of the files
-//!   whose last parse failed, so `list` finds them without reading every file row). `sid` comes from the `next_sid` counter in `meta`
-//!   and is never reused: a whole parse writes under a new sid.
+//!   whose last parse failed, so `list` finds them without reading every file row). Schema 8
+//!   adds what discovery knew of the source when it was parsed, so `list` pages in SQL
+//!   ([`crate::listing`]): `hint` (the source's `cwd_hint`) and `fold` (the parent `list` folds
+//!   the session under: the header's, else discovery's), indexed with `native` for the page's
+//!   children and short ids; `sessions_recent` and `files_sid` carry every column `list` reads,
+//!   so its page and counts never read a session's header or a file's resume point. `sid` comes from the `next_sid` counter in `meta` and is never
+//!   reused: a whole parse writes under a new sid.
 //! - `pending`: sids whose blocks no session row reaches (yet or any more): a session being
 //!   written in several transactions (`since` = its last commit, a heartbeat) or replaced
 //!   (`since` = 0). Readers never see them; a refresh deletes their rows in bounded steps, a
@@ -50,7 +55,7 @@ use crate::error::{Result, StoreError};
 use crate::integrity::{APPLICATION_ID, MARKER_KEY};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 /// Version of L1 (how sessions and events are stored and which parser produced them).
 pub const PARSER_VERSION: i64 = 1;
 /// Version of L2 (facts extracted from stored events).
@@ -77,7 +82,7 @@ CREATE TABLE files(
     sid INTEGER,
     UNIQUE(path, key)
 );
-CREATE INDEX files_sid ON files(sid);
+CREATE INDEX files_sid ON files(sid, live, path, key);
 CREATE INDEX files_failed ON files(path, key) WHERE error IS NOT NULL;
 CREATE TABLE sessions(
     sid INTEGER PRIMARY KEY,
@@ -94,12 +99,18 @@ CREATE TABLE sessions(
     title TEXT,
     artifacts TEXT,
     events INTEGER NOT NULL,
+    hint TEXT,
+    fold TEXT,
     header TEXT NOT NULL
 );
 CREATE INDEX sessions_uri ON sessions(uri);
 CREATE INDEX sessions_updated ON sessions(updated);
-CREATE INDEX sessions_recent ON sessions(recency DESC, uri);
+CREATE INDEX sessions_recent ON sessions(
+    recency DESC, uri, provider, kind, native, fold, cwd, hint, updated
+);
 CREATE INDEX sessions_cwd ON sessions(cwd);
+CREATE INDEX sessions_native ON sessions(native);
+CREATE INDEX sessions_fold ON sessions(fold);
 CREATE TABLE blocks(
     id INTEGER PRIMARY KEY,
     last INTEGER NOT NULL,

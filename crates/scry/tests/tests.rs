@@ -26,6 +26,7 @@ mod index_cli;
 mod inspect;
 mod list;
 mod live;
+mod list_sql;
 mod mcp;
 mod paging;
 mod parity;

@@ -130,7 +130,7 @@ impl Batch<'_> {
         if let Some(old) = old {
             retire(self.tx, old)?;
         }
-        write_header(self.tx, sid, &header, count, true)?;
+        write_header(self.tx, sid, &header, count, true, file)?;
         self.tx
             .execute("DELETE FROM pending WHERE sid = ?1", [sid])
             .map_err(StoreError::db("unstage session"))?;
@@ -221,7 +221,7 @@ fn write_parse(
     let stage = sink.stage.take();
     drop(sink);
     if resume.is_some() {
-        write_header(conn, sid, &header, count, true)?;
+        write_header(conn, sid, &header, count, true, file)?;
     }
     Ok((
         Ok((

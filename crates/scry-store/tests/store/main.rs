@@ -11,6 +11,7 @@ mod incremental;
 mod lease;
 mod lines;
 mod list_columns;
+mod list_page;
 mod ownership;
 mod search;
 mod staged;

@@ -1,0 +1,148 @@
+//! `list` answered by SQL over the index's columns (issue 16): the page, its folded children,
+//! the total and the ids its short ids depend on, read through indexes
+//! ([`scry_store::ListSpec`]) instead of every stored row.
+//!
+//! The index answers only when it provably holds the listed set: after the refresh, every
+//! discovered file has its row, so the rows under the discovery roots (of the discovered
+//! providers, passing the scope's `cwd_hint` filter) must be exactly as many as the files
+//! discovered, none of them may have failed its last parse (those are parsed directly for their
+//! warnings), and no exclusion may need a file's path or header (path globs, projects).
+//! Otherwise [`page`] says so and `list` reads every row as before: the output is
+//! the same either way.
+
+use std::collections::HashMap;
+
+use scry_model::{SessionKind, Timestamp};
+use scry_source::SourceFile;
+use scry_store::{ListMode, ListSpec, Store};
+
+use crate::catalog::{exclusions, keep, Catalog};
+use crate::filter::{KindFilter, Scope};
+use crate::list::SessionRow;
+
+/// A page answered by SQL.
+pub(crate) struct Page {
+    /// The page's rows.
+    pub rows: Vec<SessionRow>,
+    /// The page's ids and their nearest listed neighbours (enough for unique short ids).
+    pub ids: Vec<String>,
+    /// Rows over every page.
+    pub total: usize,
+    /// Sessions hidden by folding.
+    pub hidden: usize,
+}
+
+/// What a `list` asks, as far as the SQL page needs it.
+pub(crate) struct Ask<'a> {
+    pub scope: &'a Scope,
+    pub since: Option<Timestamp>,
+    pub kind: Option<KindFilter>,
+    pub offset: usize,
+    pub limit: usize,
+}
+
+/// The page `ask` wants from `store` (refreshed with `candidates`, the discovered files in
+/// scope), or `None` when the index cannot answer for exactly the discovered set.
+pub(crate) fn page(
+    store: &Store,
+    catalog: &Catalog,
+    candidates: &[&SourceFile],
+    ask: &Ask<'_>,
+) -> Option<Page> {
+    let spec = spec(catalog, candidates, ask)?;
+    let began = store.connection().is_autocommit()
+        && store.connection().execute_batch("BEGIN DEFERRED").is_ok();
+    let out = answer(store, &spec, candidates, ask);
+    if began {
+        // A read transaction has nothing to keep.
+        let _ = store.connection().execute_batch("COMMIT");
+    }
+    out
+}
+
+/// The spec of the discovered set, when SQL can express it.
+fn spec(catalog: &Catalog, candidates: &[&SourceFile], ask: &Ask<'_>) -> Option<ListSpec> {
+    let ex = exclusions().summary();
+    if !ex.paths.is_empty() || !ex.projects.is_empty() {
+        return None;
+    }
+    let mut roots = Vec::with_capacity(catalog.roots.len());
+    for r in &catalog.roots {
+        roots.push(r.to_str()?.trim_end_matches('/').to_string());
+    }
+    // Every discovered file lies in a root (component-wise, as the SQL range compares text).
+    let under = |f: &&SourceFile| catalog.roots.iter().any(|r| f.path.starts_with(r));
+    if !candidates.iter().all(under) {
+        return None;
+    }
+    Some(ListSpec {
+        roots,
+        providers: catalog.providers.clone(),
+        scope: match ask.scope {
+            Scope::Global => None,
+            Scope::Under(dirs) => Some(dirs.clone()),
+        },
+        since: ask.since,
+    })
+}
+
+fn mode(kind: Option<KindFilter>) -> ListMode {
+    match kind {
+        None => ListMode::Fold,
+        Some(KindFilter::All) => ListMode::Kind(None),
+        Some(KindFilter::Main) => ListMode::Kind(Some(SessionKind::Main)),
+        Some(KindFilter::Subagent) => ListMode::Kind(Some(SessionKind::Subagent)),
+        Some(KindFilter::Fork) => ListMode::Kind(Some(SessionKind::Fork)),
+        Some(KindFilter::Exec) => ListMode::Kind(Some(SessionKind::Exec)),
+    }
+}
+
+/// The page, or `None` when the index does not hold exactly the discovered set or cannot be
+/// read (the caller's full read then reports or repairs it).
+fn answer(
+    store: &Store,
+    spec: &ListSpec,
+    candidates: &[&SourceFile],
+    ask: &Ask<'_>,
+) -> Option<Page> {
+    if store.list_failed(spec).ok()? || store.list_members(spec).ok()? != candidates.len() {
+        return None;
+    }
+    let mode = mode(ask.kind);
+    let (total, hidden) = store.list_counts(spec, mode).ok()?;
+    let page = store.list_page(spec, mode, ask.offset, ask.limit).ok()?;
+    // The page's discovered files: one pass over the candidates.
+    let mut files: HashMap<(&str, &str), Option<&SourceFile>> = page
+        .iter()
+        .map(|r| ((r.path.as_str(), r.key.as_str()), None))
+        .collect();
+    for f in candidates {
+        let Some(path) = f.path.to_str() else {
+            continue;
+        };
+        if let Some(slot) = files.get_mut(&(path, f.key.as_deref().unwrap_or_default())) {
+            *slot = Some(f);
+        }
+    }
+    let mut rows = Vec::with_capacity(page.len());
+    let mut ids = Vec::with_capacity(page.len() * 3);
+    for row in &page {
+        let file = (*files.get(&(row.path.as_str(), row.key.as_str()))?)?;
+        let header = store.header_by_sid(row.sid).ok()?;
+        let entry = keep(file, crate::indexed::normalize(header))?;
+        ids.push(entry.header.id.clone());
+        ids.extend(store.list_neighbours(spec, &entry.header.id).ok()?);
+        rows.push(SessionRow {
+            fingerprint: crate::fingerprint_text(&entry.file.path),
+            size: entry.file.size,
+            header: entry.header,
+            children: row.children.clone(),
+        });
+    }
+    Some(Page {
+        rows,
+        ids,
+        total,
+        hidden,
+    })
+}
