@@ -110,7 +110,12 @@ pub fn recover(
 /// Skipped (the index answers as it is) while a live watcher's lease covers this process's
 /// roots and exclusions ([`crate::lease::covers`]; not under `--refresh`).
 pub fn refresh(store: &mut Store, sources: &[Box<dyn Source>], files: &[SourceFile]) -> bool {
-    if crate::lease::covers(store) {
+    // A watcher keeps the roots under HOME and the configured ones current, not the histories
+    // Aider keeps in the directory this command runs in: with any of those, check everything.
+    let local = files
+        .iter()
+        .any(|f| f.provider == scry_model::ProviderId::Aider);
+    if !local && crate::lease::covers(store) {
         return true;
     }
     refresh_now(store, sources, files)

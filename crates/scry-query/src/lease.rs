@@ -29,6 +29,9 @@ pub fn configure(env: &Env, forced: bool) {
 /// The digest of the roots every provider searches in `env` and of `exclusions`: what a
 /// watcher records in its lease and a command compares with its own.
 pub fn digest(env: &Env, exclusions: &Exclusions) -> i64 {
+    // The directory a process runs in is not part of what a watcher keeps current (Aider looks
+    // in it): a watcher started anywhere covers commands run anywhere.
+    let env = &env.clone().without_cwd();
     let mut h = Xxh3::new();
     for source in scry_sources::registry() {
         h.update(source.id().as_str().as_bytes());

@@ -62,6 +62,13 @@ impl Env {
         self
     }
 
+    /// Forgets the directory scry runs in (builder style): for what must not depend on it, such
+    /// as a watcher started in one directory serving commands run in others.
+    pub fn without_cwd(mut self) -> Self {
+        self.cwd = None;
+        self
+    }
+
     /// Adds directories configured as holding project-local agent files (builder style); see
     /// [`Env::project_dirs`].
     pub fn with_project_dirs(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> Self {

@@ -369,6 +369,20 @@ fn the_lease_skips_refreshes_until_the_watcher_is_killed() {
         hits(&["search", "markerwhilestopped", "--global", "--json"]),
         0
     );
+    // The lease does not depend on the directory a command runs in (Aider's root is the
+    // command's own directory; it is not part of what the watcher keeps current).
+    let elsewhere = scry_env(
+        &home,
+        tmp.path(),
+        &[("SCRY_DB", &db)],
+        &["search", "markerwhilestopped", "--global", "--json"],
+    );
+    assert_eq!(elsewhere.code, 0, "{}", elsewhere.render());
+    assert_eq!(
+        elsewhere.json()["sessions"].as_array().map_or(0, Vec::len),
+        0,
+        "a command run in another directory refreshed despite the lease"
+    );
     assert_eq!(
         hits(&[
             "search",

@@ -27,7 +27,9 @@ pub struct WatchArgs {}
 /// The watcher's options for this invocation; `None` with `--no-index`.
 fn options(ctx: &Ctx) -> Option<Options> {
     Some(Options {
-        env: ctx.env.clone(),
+        // The directory it was started in is not a root: a watcher serves commands run anywhere
+        // (Aider's histories under a command's own directory are refreshed by that command).
+        env: ctx.env.clone().without_cwd(),
         exclusions: crate::catalog::exclusions().clone(),
         db: indexed::db_path(ctx)?,
     })
