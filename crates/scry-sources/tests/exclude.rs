@@ -88,7 +88,8 @@ fn calls(log: &Log, p: ProviderId, op: &str) -> Vec<PathBuf> {
 
 /// The exclusions used below, against corpus/real/home:
 /// - provider codex (3 rollouts);
-/// - path `**/subagents/**`: Claude's one subagent transcript (`…/<id>/subagents/agent-*.jsonl`);
+/// - path `**/subagents/**`: Claude's one subagent transcript (`…/<id>/subagents/agent-*.jsonl`)
+///   and Qwen Code's (`.qwen/projects/…/subagents/<sid>/agent-*.jsonl`);
 /// - project `/home/dev/work/proj-gemini`: both Gemini files, whose cwd discovery knows from
 ///   `.gemini/projects.json` (so they are left out unopened);
 /// - project `/home/dev/more/work/proj-pi`: pi's one session, whose cwd is only in its records —
@@ -174,7 +175,16 @@ fn excluded_sources_are_left_out_and_never_opened() {
     assert_eq!((dsh.files_found, dsh.parsed), (4, 4));
     assert!(dsh.excluded_files.is_empty());
     assert_eq!(calls(&log, ProviderId::Dsh, "parse_into").len(), 4);
-    assert_eq!(report.totals.excluded, 1 + 2 + 1);
+    // Qwen's subagent transcript matches the path glob too.
+    let qwen = h(ProviderId::Qwen);
+    assert_eq!(
+        qwen.excluded_files,
+        vec![ExcludedFiles {
+            reason: Excluded::Path("**/subagents/**".into()),
+            files: 1
+        }]
+    );
+    assert_eq!(report.totals.excluded, 1 + 2 + 1 + 1);
     assert_eq!(report.totals.failed, 0);
     // Nothing is ever "detected" (sniffed) by doctor.
     assert!(log.lock().unwrap().iter().all(|(_, op, _)| *op != "detect"));
