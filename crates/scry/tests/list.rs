@@ -85,3 +85,29 @@ fn empty_home_lists_nothing_and_says_so() {
     let out = scry(home.path(), &["list", "--json"]);
     assert_eq!(out.json()["sessions"], serde_json::json!([]));
 }
+
+#[test]
+fn an_empty_global_list_does_not_suggest_global() {
+    let tmp = tempfile::tempdir().unwrap();
+    let here = scry(tmp.path(), &["list"]);
+    assert_eq!(here.code, 0, "{}", here.render());
+    assert!(
+        here.stderr
+            .contains("no sessions found in this scope (try --global)"),
+        "{}",
+        here.render()
+    );
+    for args in [
+        &["list", "--global"][..],
+        &["list", "--scope", "global"][..],
+    ] {
+        let out = scry(tmp.path(), args);
+        assert_eq!(out.code, 0, "{}", out.render());
+        assert!(
+            out.stderr.contains("no sessions found\n"),
+            "{}",
+            out.render()
+        );
+        assert!(!out.stderr.contains("try --global"), "{}", out.render());
+    }
+}

@@ -44,7 +44,8 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> CliResult<Output> {
     if ctx.json {
         return Ok(super::json_out(&list.to_json()).into());
     }
-    Ok(text(&list, Style::new(ctx.color)))
+    let global = args.global || args.scope.as_deref() == Some("global");
+    Ok(text(&list, global, Style::new(ctx.color)))
 }
 
 impl ListArgs {
@@ -90,12 +91,16 @@ fn short_id(id: &str, all: &[String]) -> String {
     id.chars().take(len).collect()
 }
 
-fn text(list: &SessionList, s: Style) -> Output {
+fn text(list: &SessionList, global: bool, s: Style) -> Output {
     let (rows, ids, hidden, warnings) = (&list.rows, &list.ids, list.hidden, &list.warnings);
     let mut out = String::new();
     let mut notes = String::new();
     if rows.is_empty() {
-        notes.push_str("no sessions found in this scope (try --global)\n");
+        notes.push_str(if global {
+            "no sessions found\n"
+        } else {
+            "no sessions found in this scope (try --global)\n"
+        });
     }
     let pw = rows
         .iter()
