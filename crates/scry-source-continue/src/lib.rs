@@ -43,7 +43,7 @@ mod map;
 
 use std::path::{Path, PathBuf};
 
-use scry_model::{Header, ProviderId, TitleSource, Warning, WarningKind};
+use scry_model::{Header, ProviderId, TitleSource};
 use scry_source::json::str_of;
 use scry_source::{entry_stat, time, Discovery, Emitter, Env, Root, Source, SourceError};
 use scry_source::{jsonl, SourceFile};
@@ -83,13 +83,7 @@ impl Source for ContinueSource {
             if !root.exists {
                 continue;
             }
-            let Ok(entries) = std::fs::read_dir(&root.path) else {
-                out.warnings.push(Warning::at(
-                    WarningKind::Unreadable,
-                    "cannot list directory",
-                    &root.path,
-                    None,
-                ));
+            let Some(entries) = scry_source::list_dir(&root.path, &mut out.warnings) else {
                 continue;
             };
             let mut files: Vec<(PathBuf, (u64, i64))> = entries

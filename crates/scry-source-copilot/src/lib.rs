@@ -111,13 +111,7 @@ impl Source for CopilotSource {
             if !root.exists {
                 continue;
             }
-            let Ok(entries) = std::fs::read_dir(&root.path) else {
-                out.warnings.push(Warning::at(
-                    WarningKind::Unreadable,
-                    "cannot list directory",
-                    &root.path,
-                    None,
-                ));
+            let Some(entries) = scry_source::list_dir(&root.path, &mut out.warnings) else {
                 continue;
             };
             let mut dirs: Vec<(String, PathBuf)> = entries
@@ -133,13 +127,7 @@ impl Source for CopilotSource {
                 .collect();
             dirs.sort();
             for (id, dir) in dirs {
-                let Ok(files) = std::fs::read_dir(&dir) else {
-                    out.warnings.push(Warning::at(
-                        WarningKind::Unreadable,
-                        "cannot list directory",
-                        &dir,
-                        None,
-                    ));
+                let Some(files) = scry_source::list_dir(&dir, &mut out.warnings) else {
                     continue;
                 };
                 let Some(log) = files

@@ -27,27 +27,12 @@ pub(crate) fn data_dir(env: &Env) -> PathBuf {
 
 /// The database named by `$KILO_DB`, resolved like Kilo does.
 fn env_db(env: &Env) -> Option<PathBuf> {
-    let v = env.var("KILO_DB")?.trim();
-    if v.is_empty() || v == ":memory:" {
-        return None;
-    }
-    let p = PathBuf::from(v);
-    Some(if p.is_absolute() {
-        p
-    } else {
-        data_dir(env).join(p)
-    })
+    scry_source_opencode::db_override(env, "KILO_DB", &data_dir(env))
 }
 
 /// Roots: `$KILO_DB` first when set, then the data directory.
 pub(crate) fn roots(env: &Env) -> Vec<Root> {
-    let mut roots = Vec::new();
-    if let Some(db) = env_db(env) {
-        roots.push(Root::new(db, Some("KILO_DB")));
-    }
-    let var = env.var("XDG_DATA_HOME").map(|_| "XDG_DATA_HOME");
-    roots.push(Root::new(data_dir(env), var));
-    roots
+    scry_source_opencode::db_roots(env, "KILO_DB", data_dir(env))
 }
 
 /// `kilo.db`, `kilo-<channel>.db` or `opencode-<channel>.db` (not `-wal` / `-shm`).

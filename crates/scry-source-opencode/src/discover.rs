@@ -36,27 +36,35 @@ pub(crate) fn data_dir(env: &Env) -> PathBuf {
 
 /// The database named by `$OPENCODE_DB`, resolved like OpenCode does.
 pub(crate) fn env_db(env: &Env) -> Option<PathBuf> {
-    let v = env.var("OPENCODE_DB")?.trim();
+    db_override(env, "OPENCODE_DB", &data_dir(env))
+}
+
+/// The database an environment variable `var` names, resolved as OpenCode (and its fork Kilo)
+/// do: empty or `:memory:` is none, a relative path is under `data_dir`.
+pub fn db_override(env: &Env, var: &str, data_dir: &Path) -> Option<PathBuf> {
+    let v = env.var(var)?.trim();
     if v.is_empty() || v == ":memory:" {
         return None;
     }
     let p = PathBuf::from(v);
-    Some(if p.is_absolute() {
-        p
-    } else {
-        data_dir(env).join(p)
-    })
+    Some(if p.is_absolute() { p } else { data_dir.join(p) })
+}
+
+/// Roots of an OpenCode-layout store: the database `var` names first when set, then
+/// `data_dir` (marked as coming from `$XDG_DATA_HOME` when that is set).
+pub fn db_roots(env: &Env, var: &'static str, data_dir: PathBuf) -> Vec<Root> {
+    let mut roots = Vec::new();
+    if let Some(db) = db_override(env, var, &data_dir) {
+        roots.push(Root::new(db, Some(var)));
+    }
+    let xdg = env.var("XDG_DATA_HOME").map(|_| "XDG_DATA_HOME");
+    roots.push(Root::new(data_dir, xdg));
+    roots
 }
 
 /// Roots: `$OPENCODE_DB` first when set, then the data directory.
 pub(crate) fn roots(env: &Env) -> Vec<Root> {
-    let mut roots = Vec::new();
-    if let Some(db) = env_db(env) {
-        roots.push(Root::new(db, Some("OPENCODE_DB")));
-    }
-    let var = env.var("XDG_DATA_HOME").map(|_| "XDG_DATA_HOME");
-    roots.push(Root::new(data_dir(env), var));
-    roots
+    db_roots(env, "OPENCODE_DB", data_dir(env))
 }
 
 /// The session databases under the roots, override first, without duplicates.

@@ -17,6 +17,8 @@ mod db;
 mod discover;
 mod map;
 pub mod sqlstore;
+
+pub use discover::{db_override, db_roots};
 mod storage;
 mod title;
 

@@ -64,13 +64,7 @@ impl Source for PiSource {
             if !root.exists {
                 continue;
             }
-            let Ok(dirs) = std::fs::read_dir(&root.path) else {
-                out.warnings.push(Warning::at(
-                    WarningKind::Unreadable,
-                    "cannot list directory",
-                    &root.path,
-                    None,
-                ));
+            let Some(dirs) = scry_source::list_dir(&root.path, &mut out.warnings) else {
                 continue;
             };
             // The entry's type (no stat) unless it is a link, which `is_dir` follows.
@@ -84,13 +78,7 @@ impl Source for PiSource {
                 .collect();
             dirs.sort();
             for dir in dirs {
-                let Ok(files) = std::fs::read_dir(&dir) else {
-                    out.warnings.push(Warning::at(
-                        WarningKind::Unreadable,
-                        "cannot list directory",
-                        &dir,
-                        None,
-                    ));
+                let Some(files) = scry_source::list_dir(&dir, &mut out.warnings) else {
                     continue;
                 };
                 // Stat'ed while the directory is open: one stat per file, relative to it.

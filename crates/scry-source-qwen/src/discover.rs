@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use scry_model::{ProviderId, SessionKind, Warning, WarningKind};
+use scry_model::{ProviderId, SessionKind, Warning};
 use scry_source::{entry_stat, Discovery, Env, Root, SourceFile};
 use serde_json::Value;
 
@@ -69,13 +69,7 @@ pub fn discover(env: &Env) -> Discovery {
 
 /// Subdirectories of `dir`, sorted (a link to a directory counts).
 fn dirs_of(dir: &Path, warnings: &mut Vec<Warning>) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        warnings.push(Warning::at(
-            WarningKind::Unreadable,
-            "cannot list directory",
-            dir,
-            None,
-        ));
+    let Some(rd) = scry_source::list_dir(dir, warnings) else {
         return Vec::new();
     };
     let mut v: Vec<PathBuf> = rd
@@ -92,13 +86,7 @@ fn dirs_of(dir: &Path, warnings: &mut Vec<Warning>) -> Vec<PathBuf> {
 
 /// `*.jsonl` files of `dir` with their stat, sorted.
 fn jsonl_files(dir: &Path, warnings: &mut Vec<Warning>) -> Vec<(PathBuf, (u64, i64))> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        warnings.push(Warning::at(
-            WarningKind::Unreadable,
-            "cannot list directory",
-            dir,
-            None,
-        ));
+    let Some(rd) = scry_source::list_dir(dir, warnings) else {
         return Vec::new();
     };
     let mut v: Vec<(PathBuf, (u64, i64))> = rd

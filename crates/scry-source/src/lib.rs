@@ -26,4 +26,6 @@ pub use emit::{collect, CollectSink, Emitter, EventSink};
 pub use env::Env;
 pub use error::SourceError;
 pub use resume::{EmitterState, ResumePoint};
-pub use source::{entry_stat, file_stat, metadata_stat, Discovery, Root, Source, SourceFile};
+pub use source::{
+    entry_stat, file_stat, list_dir, metadata_stat, Discovery, Root, Source, SourceFile,
+};

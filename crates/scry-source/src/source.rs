@@ -121,6 +121,24 @@ pub fn entry_stat(entry: &std::fs::DirEntry) -> (u64, i64) {
     }
 }
 
+/// Lists `dir` for a provider's discovery; when it cannot be listed, pushes the one
+/// "cannot list directory" warning naming it onto `warnings` and returns `None` (nothing is
+/// lost silently, and discovery goes on with the next directory).
+pub fn list_dir(dir: &Path, warnings: &mut Vec<Warning>) -> Option<std::fs::ReadDir> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => Some(entries),
+        Err(_) => {
+            warnings.push(Warning::at(
+                scry_model::WarningKind::Unreadable,
+                "cannot list directory",
+                dir,
+                None,
+            ));
+            None
+        }
+    }
+}
+
 /// What a provider's discovery found.
 #[derive(Debug, Clone, Default)]
 pub struct Discovery {
