@@ -11,6 +11,9 @@
 //! - [`events()`] / [`relations()`]: one session's events by seq, time, kind, surface and text
 //!   (S-Q4), and one event's replacement chain and source / derived events (S-Q6);
 //! - [`lineage()`]: ancestors, descendants, root or first unresolvable parent (S-Q6);
+//! - [`commands()`], [`files()`], [`errors()`], [`jobs()`]: the ledgers of one session;
+//!   [`graph()`]: its edges to other sessions; [`trace()`]: its lineage among every discovered
+//!   session; [`context()`]: its hand-off pack (module [`ops`], one typed request each);
 //! - [`headers()`]: batch reads, one result per input in order, a failure rejecting only its
 //!   own entry.
 //!
@@ -33,6 +36,7 @@ pub mod lease;
 pub mod lineage;
 pub mod list;
 mod list_sql;
+pub mod ops;
 pub mod overview;
 pub mod page;
 pub mod raw;
@@ -56,6 +60,13 @@ pub use events::{events, relations, EventPage, EventQuery, PageRequest, Relation
 pub use filter::{KindFilter, Scope};
 pub use lineage::{lineage, Lineage};
 pub use list::{list, ListQuery, SessionList, SessionRow};
+pub use ops::commands::{commands, CommandsReport, CommandsRequest};
+pub use ops::context::{context, ContextReport, ContextRequest};
+pub use ops::errors::{errors, ErrorsReport, ErrorsRequest};
+pub use ops::files::{files, FilesReport, FilesRequest, GroupFilter};
+pub use ops::graph::{graph, GraphReport, GraphRequest};
+pub use ops::jobs::{jobs, JobsReport, JobsRequest};
+pub use ops::trace::{trace, TraceReport, TraceRequest};
 pub use overview::{overview, Overview};
 pub use read::{event_window, read, ReadRequest, Selector, TurnPage};
 pub use search::{search, SearchQuery, SearchResult};

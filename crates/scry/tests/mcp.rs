@@ -17,10 +17,10 @@ use crate::util::{claude_line, scry};
 /// The demo session most tests read (Claude, three turns, a failing command).
 const DEMO: &str = "claude:4f1c2a9e-7b3d-4c8e-9a21-5d6e7f809a1b";
 
-type Client = RunningService<RoleClient, ()>;
+pub type Client = RunningService<RoleClient, ()>;
 
 /// Starts `scry [--demo] mcp` hermetically (empty environment, HOME pinned, own index).
-async fn connect(home: &Path, db: &Path, demo: bool) -> Client {
+pub async fn connect(home: &Path, db: &Path, demo: bool) -> Client {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_scry"));
     cmd.env_clear()
         .env("HOME", home)
@@ -39,7 +39,7 @@ async fn connect(home: &Path, db: &Path, demo: bool) -> Client {
 }
 
 /// Calls `tool` with `args`; returns (text length, parsed answer, is_error).
-async fn call(c: &Client, tool: &str, args: Value) -> (usize, Value, bool) {
+pub async fn call(c: &Client, tool: &str, args: Value) -> (usize, Value, bool) {
     let map: Map<String, Value> = args.as_object().cloned().unwrap_or_default();
     let r: CallToolResult = c
         .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(map))
@@ -69,7 +69,7 @@ fn cli(home: &Path, args: &[&str]) -> Value {
     out.json()
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -10,6 +10,7 @@ mod agent_kilo;
 mod agent_qwen;
 mod browser;
 mod demo;
+mod door_parity;
 mod errors;
 mod events;
 mod export;

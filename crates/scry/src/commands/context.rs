@@ -3,10 +3,10 @@
 //! log-only events left out), newest kept first when the budget is short.
 
 use clap::Args;
-use scry_facts::context_pack;
 use scry_facts::surfaces::PackItem;
+use scry_query::ContextRequest;
 
-use super::loaded::{self};
+use super::loaded;
 use super::Output;
 use crate::app::Ctx;
 use crate::error::CliResult;
@@ -18,20 +18,29 @@ pub struct ContextArgs {
     /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
     pub id: String,
     /// Budget of text characters in the pack
-    #[arg(long, value_name = "N", default_value_t = 32000)]
+    #[arg(long, value_name = "N", default_value_t = scry_query::ops::context::DEFAULT_MAX_CHARS)]
     pub max_chars: usize,
+}
+
+impl ContextArgs {
+    /// The query these arguments ask.
+    pub fn request(&self) -> ContextRequest {
+        ContextRequest {
+            id: self.id.clone(),
+            max_chars: self.max_chars,
+        }
+    }
 }
 
 /// Runs `scry context`.
 pub fn run(ctx: &Ctx, args: &ContextArgs) -> CliResult<Output> {
-    let l = loaded::load(ctx, &args.id)?;
-    let pack = context_pack(&l.session, args.max_chars);
+    let r = scry_query::context(ctx, &args.request())?;
     if ctx.json {
-        let v = loaded::envelope(&l.session, "context", loaded::to_value(&pack));
-        return Ok(super::json_out(&v).into());
+        return Ok(loaded::report_json(&r).into());
     }
+    let pack = &r.context;
     let s = Style::new(ctx.color);
-    let mut out = vec![s.bold(&loaded::title_line(&l.session))];
+    let mut out = vec![s.bold(&loaded::title_of(&r.session))];
     out.push(format!(
         "current surface from E{} · {} · {} characters{}",
         pack.from_seq + 1,
@@ -57,7 +66,7 @@ pub fn run(ctx: &Ctx, args: &ContextArgs) -> CliResult<Output> {
         out.push(String::new());
         item(&mut out, "", it, s);
     }
-    out.extend(loaded::warnings_tail(&l.session));
+    out.extend(loaded::warnings_of(&r.warnings));
     Ok(loaded::lines(out).into())
 }
 

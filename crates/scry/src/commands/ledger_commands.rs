@@ -3,10 +3,10 @@
 //! an output excerpt; JSON rows carry provenance, extractor and evidence handle (S-F1).
 
 use clap::Args;
-use scry_facts::{CommandFilter, CommandRow, Outcome, ReferenceCandidate};
-use serde_json::json;
+use scry_facts::{CommandRow, Outcome};
+use scry_query::{CommandsReport, CommandsRequest};
 
-use super::loaded::{self, Loaded};
+use super::loaded;
 use super::Output;
 use crate::app::Ctx;
 use crate::error::CliResult;
@@ -28,69 +28,25 @@ pub struct CommandsArgs {
     pub host: Option<String>,
 }
 
-/// Runs `scry commands`.
-pub fn run(ctx: &Ctx, args: &CommandsArgs) -> CliResult<Output> {
-    let mut l = loaded::load_ledgers(ctx, &args.id)?;
-    use_index(ctx, &mut l);
-    let filter = CommandFilter {
-        failed: args.failed,
-        turn: args.turn,
-        host: args.host.clone(),
-    };
-    let rows = filter.apply(&l.facts.commands);
-    if ctx.json {
-        let v = loaded::envelope(
-            &l.session,
-            "commands",
-            json!(rows.iter().map(loaded::to_value).collect::<Vec<_>>()),
-        );
-        let mut v = v;
-        if let Some(m) = v.as_object_mut() {
-            m.insert(
-                "total".into(),
-                json!({
-                    "shown": rows.len(),
-                    "commands": l.facts.commands.len(),
-                    "failed": l.facts.commands.iter().filter(|c| c.failed()).count(),
-                }),
-            );
-            m.insert(
-                "filter".into(),
-                json!({"failed": args.failed, "turn": args.turn, "host": args.host}),
-            );
+impl CommandsArgs {
+    /// The query these arguments ask.
+    pub fn request(&self) -> CommandsRequest {
+        CommandsRequest {
+            id: self.id.clone(),
+            failed: self.failed,
+            turn: self.turn,
+            host: self.host.clone(),
         }
-        return Ok(super::json_out(&v).into());
     }
-    Ok(text(&l, &rows, Style::new(ctx.color)).into())
 }
 
-/// When the index is in use and holds this very session (same header, same events), replaces
-/// `l.facts` by the index's L2 facts (S-I1: computed from stored events, stored once) and returns
-/// its L3 reference candidates; `None` (facts as computed from the read) otherwise. Either way
-/// the output is the same as with `--no-index`.
-pub fn use_index(ctx: &Ctx, l: &mut Loaded) -> Option<Vec<ReferenceCandidate>> {
-    let path = crate::indexed::db_path(ctx)?;
-    if !path.exists() {
-        return None;
+/// Runs `scry commands`.
+pub fn run(ctx: &Ctx, args: &CommandsArgs) -> CliResult<Output> {
+    let r = scry_query::commands(ctx, &args.request())?;
+    if ctx.json {
+        return Ok(loaded::report_json(&r).into());
     }
-    let store = scry_store::Store::open(&path).ok()?;
-    // By uri, or, when two files hold this session id, by the source it was read from.
-    let mut at = scry_store::SessionRef::Uri(&l.session.header.uri);
-    if let Err(scry_store::StoreError::AmbiguousSession { .. }) = store.header(at) {
-        at = scry_store::SessionRef::Source {
-            path: l.session.header.sources.first()?,
-            key: None,
-        };
-    }
-    let stored = crate::indexed::normalize(store.header(at).ok()?);
-    if stored != crate::indexed::normalize(l.session.header.clone())
-        || usize::try_from(store.event_count(at).ok()?).ok()? != l.event_count
-    {
-        return None;
-    }
-    let layers = store.facts(at).ok()?;
-    l.facts = layers.facts;
-    Some(layers.references)
+    Ok(text(&r, Style::new(ctx.color)).into())
 }
 
 /// `exit 1`, `ok`, `error`, `?`, `no result`.
@@ -104,19 +60,19 @@ pub fn status(row: &CommandRow) -> String {
     }
 }
 
-fn text(l: &Loaded, rows: &[&CommandRow], s: Style) -> String {
-    let all = &l.facts.commands;
-    let failed = all.iter().filter(|c| c.failed()).count();
-    let mut out = vec![s.bold(&loaded::title_line(&l.session))];
+fn text(report: &CommandsReport, s: Style) -> String {
+    let t = report.total;
+    let mut out = vec![s.bold(&loaded::title_of(&report.session))];
     let mut summary = format!(
-        "{}, {failed} failed",
-        render::count(all.len() as u64, "command")
+        "{}, {} failed",
+        render::count(t.commands as u64, "command"),
+        t.failed
     );
-    if rows.len() != all.len() {
-        summary.push_str(&format!(" — {} shown", rows.len()));
+    if t.shown != t.commands {
+        summary.push_str(&format!(" — {} shown", t.shown));
     }
     out.push(summary);
-    for r in rows {
+    for r in &report.commands {
         let st = status(r);
         let st = if r.failed() {
             s.red(&format!("{st:<9}"))
@@ -151,6 +107,6 @@ fn text(l: &Loaded, rows: &[&CommandRow], s: Style) -> String {
             }
         }
     }
-    out.extend(loaded::warnings_tail(&l.session));
+    out.extend(loaded::warnings_of(&report.warnings));
     loaded::lines(out)
 }

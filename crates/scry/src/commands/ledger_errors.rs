@@ -4,9 +4,9 @@
 
 use clap::Args;
 use scry_facts::Failure;
-use serde_json::json;
+use scry_query::{ErrorsReport, ErrorsRequest};
 
-use super::loaded::{self, Loaded};
+use super::loaded;
 use super::Output;
 use crate::app::Ctx;
 use crate::error::CliResult;
@@ -19,22 +19,22 @@ pub struct ErrorsArgs {
     pub id: String,
 }
 
+impl ErrorsArgs {
+    /// The query these arguments ask.
+    pub fn request(&self) -> ErrorsRequest {
+        ErrorsRequest {
+            id: self.id.clone(),
+        }
+    }
+}
+
 /// Runs `scry errors`.
 pub fn run(ctx: &Ctx, args: &ErrorsArgs) -> CliResult<Output> {
-    let mut l = loaded::load_ledgers(ctx, &args.id)?;
-    super::ledger_commands::use_index(ctx, &mut l);
+    let r = scry_query::errors(ctx, &args.request())?;
     if ctx.json {
-        let fixed = l.facts.failures.iter().filter(|f| f.fixed_later()).count();
-        let mut v = loaded::envelope(&l.session, "failures", loaded::to_value(&l.facts.failures));
-        if let Some(m) = v.as_object_mut() {
-            m.insert(
-                "total".into(),
-                json!({"failures": l.facts.failures.len(), "fixed_later": fixed}),
-            );
-        }
-        return Ok(super::json_out(&v).into());
+        return Ok(loaded::report_json(&r).into());
     }
-    Ok(text(&l, Style::new(ctx.color)).into())
+    Ok(text(&r, Style::new(ctx.color)).into())
 }
 
 /// `exit 1` or `error`.
@@ -53,10 +53,10 @@ pub fn fixed(f: &Failure) -> String {
     }
 }
 
-fn text(l: &Loaded, s: Style) -> String {
-    let fs = &l.facts.failures;
-    let fixed_n = fs.iter().filter(|f| f.fixed_later()).count();
-    let mut out = vec![s.bold(&loaded::title_line(&l.session))];
+fn text(report: &ErrorsReport, s: Style) -> String {
+    let fs = &report.failures;
+    let fixed_n = report.total.fixed_later;
+    let mut out = vec![s.bold(&loaded::title_of(&report.session))];
     out.push(format!(
         "{}, {fixed_n} fixed later",
         render::count(fs.len() as u64, "failure")
@@ -94,6 +94,6 @@ fn text(l: &Loaded, s: Style) -> String {
             ));
         }
     }
-    out.extend(loaded::warnings_tail(&l.session));
+    out.extend(loaded::warnings_of(&report.warnings));
     loaded::lines(out)
 }

@@ -4,15 +4,15 @@
 
 use clap::{Args, ValueEnum};
 use scry_facts::{FileGroup, FileWrite};
-use serde_json::json;
+use scry_query::{FilesReport, FilesRequest, GroupFilter};
 
-use super::loaded::{self, Loaded};
+use super::loaded;
 use super::Output;
 use crate::app::Ctx;
 use crate::error::CliResult;
 use crate::render::{self, Style};
 
-/// Which group of files to show.
+/// Which group of files to show (the CLI's spelling of [`GroupFilter`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GroupArg {
     /// Under the session's working directory
@@ -25,13 +25,13 @@ pub enum GroupArg {
     All,
 }
 
-impl GroupArg {
-    fn group(self) -> Option<FileGroup> {
-        match self {
-            GroupArg::Project => Some(FileGroup::Project),
-            GroupArg::Runtime => Some(FileGroup::Runtime),
-            GroupArg::Log => Some(FileGroup::Log),
-            GroupArg::All => None,
+impl From<GroupArg> for GroupFilter {
+    fn from(g: GroupArg) -> GroupFilter {
+        match g {
+            GroupArg::Project => GroupFilter::Project,
+            GroupArg::Runtime => GroupFilter::Runtime,
+            GroupArg::Log => GroupFilter::Log,
+            GroupArg::All => GroupFilter::All,
         }
     }
 }
@@ -46,48 +46,31 @@ pub struct FilesArgs {
     pub group: GroupArg,
 }
 
-/// Runs `scry files`.
-pub fn run(ctx: &Ctx, args: &FilesArgs) -> CliResult<Output> {
-    let mut l = loaded::load_ledgers(ctx, &args.id)?;
-    super::ledger_commands::use_index(ctx, &mut l);
-    let g = args.group.group();
-    let writes = l.facts.files.group(g);
-    if ctx.json {
-        let files: Vec<_> = l
-            .facts
-            .files
-            .files()
-            .into_iter()
-            .filter(|f| g.is_none_or(|g| f.group == g))
-            .collect();
-        let mut v = loaded::envelope(
-            &l.session,
-            "writes",
-            json!(writes.iter().map(loaded::to_value).collect::<Vec<_>>()),
-        );
-        if let Some(m) = v.as_object_mut() {
-            m.insert(
-                "group".into(),
-                json!(g.map(FileGroup::as_str).unwrap_or("all")),
-            );
-            m.insert("files".into(), loaded::to_value(&files));
-            m.insert(
-                "counts".into(),
-                json!({
-                    "write_events": loaded::to_value(&l.facts.files.write_counts()),
-                    "files": loaded::to_value(&l.facts.files.file_counts()),
-                }),
-            );
+impl FilesArgs {
+    /// The query these arguments ask.
+    pub fn request(&self) -> FilesRequest {
+        FilesRequest {
+            id: self.id.clone(),
+            group: self.group.into(),
         }
-        return Ok(super::json_out(&v).into());
     }
-    Ok(text(&l, g, &writes, Style::new(ctx.color)).into())
 }
 
-fn text(l: &Loaded, g: Option<FileGroup>, writes: &[&FileWrite], s: Style) -> String {
-    let fc = l.facts.files.file_counts();
-    let wc = l.facts.files.write_counts();
-    let mut out = vec![s.bold(&loaded::title_line(&l.session))];
+/// Runs `scry files`.
+pub fn run(ctx: &Ctx, args: &FilesArgs) -> CliResult<Output> {
+    let r = scry_query::files(ctx, &args.request())?;
+    if ctx.json {
+        return Ok(loaded::report_json(&r).into());
+    }
+    Ok(text(&r, Style::new(ctx.color)).into())
+}
+
+fn text(report: &FilesReport, s: Style) -> String {
+    let g = report.group.group();
+    let writes = &report.writes;
+    let fc = report.counts.files;
+    let wc = report.counts.write_events;
+    let mut out = vec![s.bold(&loaded::title_of(&report.session))];
     out.push(format!(
         "{} changed, {} — project {} ({}), runtime {} ({}), log {} ({})",
         render::count(fc.total as u64, "file"),
@@ -103,7 +86,7 @@ fn text(l: &Loaded, g: Option<FileGroup>, writes: &[&FileWrite], s: Style) -> St
         if g.is_some_and(|x| x != group) {
             continue;
         }
-        let rows: Vec<&&FileWrite> = writes.iter().filter(|w| w.group == group).collect();
+        let rows: Vec<&FileWrite> = writes.iter().filter(|w| w.group == group).collect();
         if rows.is_empty() {
             continue;
         }
@@ -128,6 +111,6 @@ fn text(l: &Loaded, g: Option<FileGroup>, writes: &[&FileWrite], s: Style) -> St
             None => "no files written".into(),
         });
     }
-    out.extend(loaded::warnings_tail(&l.session));
+    out.extend(loaded::warnings_of(&report.warnings));
     loaded::lines(out)
 }

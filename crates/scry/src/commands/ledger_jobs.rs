@@ -3,8 +3,9 @@
 
 use clap::Args;
 use scry_facts::{Job, JobStatus};
+use scry_query::{JobsReport, JobsRequest};
 
-use super::loaded::{self, Loaded};
+use super::loaded;
 use super::Output;
 use crate::app::Ctx;
 use crate::error::CliResult;
@@ -17,15 +18,22 @@ pub struct JobsArgs {
     pub id: String,
 }
 
+impl JobsArgs {
+    /// The query these arguments ask.
+    pub fn request(&self) -> JobsRequest {
+        JobsRequest {
+            id: self.id.clone(),
+        }
+    }
+}
+
 /// Runs `scry jobs`.
 pub fn run(ctx: &Ctx, args: &JobsArgs) -> CliResult<Output> {
-    let mut l = loaded::load_ledgers(ctx, &args.id)?;
-    super::ledger_commands::use_index(ctx, &mut l);
+    let r = scry_query::jobs(ctx, &args.request())?;
     if ctx.json {
-        let v = loaded::envelope(&l.session, "jobs", loaded::to_value(&l.facts.jobs));
-        return Ok(super::json_out(&v).into());
+        return Ok(loaded::report_json(&r).into());
     }
-    Ok(text(&l, Style::new(ctx.color)).into())
+    Ok(text(&r, Style::new(ctx.color)).into())
 }
 
 /// The status word.
@@ -39,9 +47,9 @@ pub fn status(j: &Job) -> &'static str {
     }
 }
 
-fn text(l: &Loaded, s: Style) -> String {
-    let jobs = &l.facts.jobs;
-    let mut out = vec![s.bold(&loaded::title_line(&l.session))];
+fn text(report: &JobsReport, s: Style) -> String {
+    let jobs = &report.jobs;
+    let mut out = vec![s.bold(&loaded::title_of(&report.session))];
     out.push(render::count(jobs.len() as u64, "background job"));
     for j in jobs {
         let st = status(j);
@@ -74,6 +82,6 @@ fn text(l: &Loaded, s: Style) -> String {
             s.dim(&receipt)
         ));
     }
-    out.extend(loaded::warnings_tail(&l.session));
+    out.extend(loaded::warnings_of(&report.warnings));
     loaded::lines(out)
 }

@@ -4,14 +4,12 @@
 
 use clap::Args;
 use scry_facts::lineage::TraceNode;
-use scry_facts::Lineages;
-use scry_model::{ErrorCode, Header};
+use scry_query::TraceRequest;
 
 use super::loaded;
 use super::Output;
 use crate::app::Ctx;
-use crate::catalog::Catalog;
-use crate::error::{CliError, CliResult};
+use crate::error::CliResult;
 use crate::render::Style;
 
 /// Arguments of `scry trace`.
@@ -21,38 +19,22 @@ pub struct TraceArgs {
     pub id: String,
 }
 
+impl TraceArgs {
+    /// The query these arguments ask.
+    pub fn request(&self) -> TraceRequest {
+        TraceRequest {
+            id: self.id.clone(),
+        }
+    }
+}
+
 /// Runs `scry trace`.
 pub fn run(ctx: &Ctx, args: &TraceArgs) -> CliResult<Output> {
-    let catalog = Catalog::discover(&ctx.env, &[]);
-    let file = catalog.resolve_ref(ctx, &args.id)?;
-    let all: Vec<_> = catalog.files.iter().collect();
-    let (entries, scan_warnings) = catalog.scan(&all);
-    let mut headers: Vec<Header> = entries.into_iter().map(|e| e.header).collect();
-    let uri = Header::new(file.provider, file.id.clone()).uri;
-    if !headers.iter().any(|h| h.uri == uri) {
-        // A path given directly that discovery does not list: scan it too.
-        let (extra, _) = catalog.scan(&[&file]);
-        headers.extend(extra.into_iter().map(|e| e.header));
-    }
-    let lineages = Lineages::new(&headers);
-    let trace = lineages.trace(&uri).ok_or_else(|| {
-        CliError::new(
-            ErrorCode::SessionNotFound,
-            format!("no readable header for '{}'", args.id),
-        )
-    })?;
-    let me = headers.iter().find(|h| h.uri == uri);
+    let r = scry_query::trace(ctx, &args.request())?;
     if ctx.json {
-        let mut v = serde_json::json!({
-            "session": me.map(crate::render::header_json),
-            "trace": loaded::to_value(&trace),
-            "warnings": crate::render::warnings_json(&scan_warnings),
-        });
-        if let Some(m) = v.as_object_mut() {
-            m.insert("sessions_scanned".into(), headers.len().into());
-        }
-        return Ok(super::json_out(&v).into());
+        return Ok(loaded::report_json(&r).into());
     }
+    let (trace, headers) = (&r.trace, &r.headers);
     let s = Style::new(ctx.color);
     let label = |u: &str| -> String {
         match headers.iter().find(|h| h.uri == u) {

@@ -1,7 +1,7 @@
 //! The handlers of the HTTP API: query parameters (named like the CLI flags) become a query of
 //! `scry_query`, run on the blocking pool, and the result's JSON — the CLI's `--json` — is the
-//! body, redacted unless the server reveals session text. The ledgers and the graph run the
-//! CLI command itself with `--json` (parsed by the CLI's own grammar), so they cannot drift.
+//! body, redacted unless the server reveals session text. The ledgers and the graph call the
+//! same typed operations as the CLI (`scry_query::ops`), so their JSON is the CLI's.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,11 +12,10 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, MethodRouter};
 use axum::Router;
-use clap::Parser;
 use scry_model::ErrorCode;
 use scry_query::{
-    turns::KEEP_JSON, KindFilter, ListQuery, QueryError, QueryResult, ReadRequest, SearchQuery,
-    Selector,
+    turns::KEEP_JSON, GroupFilter, KindFilter, ListQuery, QueryError, QueryResult, ReadRequest,
+    SearchQuery, Selector,
 };
 use scry_store::{Area, SortOrder, TermsOperator};
 use serde_json::{json, Value};
@@ -451,84 +450,78 @@ async fn headers(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     .await
 }
 
-/// A ledger or the graph: the CLI command `name` with `--json`, its flags from `flags` (bool
-/// parameters become bare flags), the session id last after `--`.
-fn via_cli(api: &Api, p: &Params, name: &str, id: &str, bools: &[&str]) -> QueryResult<Value> {
-    let mut argv: Vec<String> = vec!["scry".into(), "--json".into(), name.into()];
-    for (k, v) in &p.0 {
-        let flag = k.replace('_', "-");
-        if bools.contains(&k.as_str()) {
-            if p.flag(k)? {
-                argv.push(format!("--{flag}"));
-            }
-        } else {
-            argv.push(format!("--{flag}={v}"));
-        }
+/// The request context of the fact operations: a request names sessions by id only, whatever
+/// context the server was given.
+fn by_id(api: &Api) -> scry_query::Context {
+    scry_query::Context {
+        path_refs: false,
+        ..api.ctx.clone()
     }
-    argv.push("--".into());
-    argv.push(id.to_string());
-    let cli = crate::cli::Cli::try_parse_from(&argv).map_err(|e| {
-        let text = e.render().to_string();
-        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-        QueryError::usage(ErrorCode::InvalidQuery, first.trim_start_matches("error: "))
-    })?;
-    let ctx = crate::app::Ctx {
-        json: true,
-        color: false,
-        // A request names sessions by id only, whatever context the server was given.
-        query: scry_query::Context {
-            path_refs: false,
-            ..api.ctx.clone()
-        },
-    };
-    match crate::commands::run(&ctx, &cli.command) {
-        Ok(out) => serde_json::from_str(&out.stdout).map_err(|e| {
-            QueryError::new(ErrorCode::Aborted, format!("{name} printed no JSON: {e}"))
-        }),
-        Err(crate::error::CliError::Failed(f)) => Err(QueryError {
-            code: f.code,
-            message: f.message,
-            candidates: f.candidates,
-            exit: f.exit,
-        }),
-        Err(_) => Err(QueryError::new(
-            ErrorCode::Aborted,
-            format!("{name} failed"),
-        )),
-    }
+}
+
+/// The JSON of a query report (the CLI's `--json`).
+fn report<T: serde::Serialize>(r: QueryResult<T>) -> QueryResult<Value> {
+    r.map(|r| scry_query::ops::to_json(&r))
 }
 
 async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/commands", raw, move |api, p| {
-        via_cli(api, p, "commands", &id_of(id)?, &["failed"])
+        let turn = match p.get("turn") {
+            None => None,
+            Some(t) => Some(t.parse::<u32>().map_err(|_| {
+                QueryError::usage(
+                    ErrorCode::InvalidQuery,
+                    format!("parameter 'turn' must be a turn number, not '{t}'"),
+                )
+            })?),
+        };
+        let req = scry_query::CommandsRequest {
+            id: id_of(id)?,
+            failed: p.flag("failed")?,
+            turn,
+            host: p.get("host"),
+        };
+        report(scry_query::commands(&by_id(api), &req))
     })
     .await
 }
 
 async fn files(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/files", raw, move |api, p| {
-        via_cli(api, p, "files", &id_of(id)?, &[])
+        let group = match p.get("group") {
+            None => GroupFilter::All,
+            Some(g) => GroupFilter::parse(&g)
+                .ok_or_else(|| bad_value("group", &g, "project, runtime, log, all"))?,
+        };
+        let req = scry_query::FilesRequest {
+            id: id_of(id)?,
+            group,
+        };
+        report(scry_query::files(&by_id(api), &req))
     })
     .await
 }
 
 async fn errors(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
-    answer(api, "/v1/sessions/{id}/errors", raw, move |api, p| {
-        via_cli(api, p, "errors", &id_of(id)?, &[])
+    answer(api, "/v1/sessions/{id}/errors", raw, move |api, _| {
+        let req = scry_query::ErrorsRequest { id: id_of(id)? };
+        report(scry_query::errors(&by_id(api), &req))
     })
     .await
 }
 
 async fn jobs(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
-    answer(api, "/v1/sessions/{id}/jobs", raw, move |api, p| {
-        via_cli(api, p, "jobs", &id_of(id)?, &[])
+    answer(api, "/v1/sessions/{id}/jobs", raw, move |api, _| {
+        let req = scry_query::JobsRequest { id: id_of(id)? };
+        report(scry_query::jobs(&by_id(api), &req))
     })
     .await
 }
 
 async fn graph(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
-    answer(api, "/v1/graph/{id}", raw, move |api, p| {
-        via_cli(api, p, "graph", &id_of(id)?, &[])
+    answer(api, "/v1/graph/{id}", raw, move |api, _| {
+        let req = scry_query::GraphRequest { id: id_of(id)? };
+        report(scry_query::graph(&by_id(api), &req))
     })
     .await
 }

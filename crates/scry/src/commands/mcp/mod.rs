@@ -3,8 +3,8 @@
 //! locator / tool call), search (across sessions or within one), the commands / files / errors
 //! ledgers, trace, graph and the hand-off context pack.
 //!
-//! Each tool call is answered by the CLI command of the same meaning with `--json` (so an MCP
-//! answer equals `scry <command> --json`), then redacted (S-R3, `scry-redact`, the same rule as `scry serve`) and bounded to a
+//! Each tool call is answered by the query operation behind the CLI command of the same meaning
+//! (so an MCP answer equals `scry <command> --json`), then redacted (S-R3, `scry-redact`, the same rule as `scry serve`) and bounded to a
 //! character budget with a continuation cursor ([`paging`]). Every answer names the session
 //! uri it cites (`session`), and the CLI's rows carry their event numbers and locators. Errors
 //! come back as tool errors whose text is `{"error": {"code": <S-Q7 code>, "message", …}}`.
@@ -13,13 +13,15 @@
 //! requests are answered (`-32700` / `-32600`) and notifications before `initialize` are
 //! ignored, where the SDK's stdio transport stays silent or ends the handshake.
 
+#[cfg(test)]
+mod names;
 mod paging;
 mod tools;
 pub mod transport;
 
 use std::sync::Arc;
 
-use clap::{Args, Parser};
+use clap::Args;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -180,7 +182,7 @@ fn error_json(e: &CliError) -> Value {
 }
 
 impl Scry {
-    /// Answers one tool call: runs the CLI command, redacts, bounds.
+    /// Answers one tool call: runs the query operation, redacts, bounds.
     fn answer(&self, name: &str, args: &Map<String, Value>) -> CliResult<Value> {
         let specs = tools::all();
         let spec = specs
@@ -229,10 +231,14 @@ impl Scry {
             }
             _ => None,
         };
-        // The CLI's own page (read) leaves room for the JSON around its text.
-        let argv = tools::argv(spec, args, native, budget.saturating_mul(3) / 5)
-            .map_err(|m| CliError::usage(ErrorCode::InvalidQuery, m))?;
-        let mut full = self.run_cli(&argv)?;
+        // The read's own page leaves room for the JSON around its text.
+        let mut full = tools::call(
+            &self.ctx.query,
+            spec,
+            args,
+            native,
+            budget.saturating_mul(3) / 5,
+        )?;
         // The CLI's continuation (read) is taken before redaction touches any string.
         let native_next = if spec.native_paging {
             take_native_cursor(&mut full)
@@ -282,33 +288,6 @@ impl Scry {
             "page": paged.page,
             "result": paged.value,
         }))
-    }
-
-    /// Runs `scry <argv> --json` in this server's context and parses its output.
-    fn run_cli(&self, argv: &[String]) -> CliResult<Value> {
-        let mut full_argv = vec!["scry".to_string(), "--json".to_string()];
-        full_argv.extend(argv.iter().cloned());
-        let cli = crate::cli::Cli::try_parse_from(&full_argv).map_err(|e| {
-            let rendered = e.render().to_string();
-            let first = rendered
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid arguments");
-            CliError::usage(
-                ErrorCode::InvalidQuery,
-                first.strip_prefix("error: ").unwrap_or(first).to_string(),
-            )
-        })?;
-        let out = super::run(&self.ctx, &cli.command)?;
-        serde_json::from_str(&out.stdout).map_err(|e| {
-            CliError::new(
-                ErrorCode::Aborted,
-                format!(
-                    "the {} command printed no JSON: {e}",
-                    argv.first().map_or("", |s| s)
-                ),
-            )
-        })
     }
 }
 

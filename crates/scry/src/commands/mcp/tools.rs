@@ -1,7 +1,17 @@
 //! The MCP tools of `scry mcp`: their names, descriptions (which say when to use each), input
-//! schemas, and how each call becomes the argument list of the CLI command that answers it —
-//! so an MCP answer is exactly the CLI's `--json` answer (then redacted and bounded).
+//! schemas, and how each call becomes the typed request of the query operation that answers
+//! the CLI command of the same meaning — so an MCP answer is exactly the CLI's `--json` answer
+//! (then redacted and bounded).
 
+use clap::ValueEnum;
+use scry_model::ErrorCode;
+use scry_query::ops::to_json;
+use scry_query::turns::KEEP_JSON;
+use scry_query::{
+    Context, GroupFilter, KindFilter, ListQuery, QueryError, QueryResult, ReadRequest, SearchQuery,
+    Selector,
+};
+use scry_store::{Area, SortOrder};
 use serde_json::{json, Map, Value};
 
 /// One tool.
@@ -10,8 +20,6 @@ pub struct ToolSpec {
     pub name: &'static str,
     /// What it answers and when to use it.
     pub description: &'static str,
-    /// The CLI command it maps onto.
-    pub command: &'static str,
     /// Input properties (JSON Schema), beside the common `max_chars` / `cursor`.
     pub properties: fn() -> Value,
     /// Required properties.
@@ -43,7 +51,6 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "list_sessions",
             description: "List recent agent sessions (newest first) with id, uri, provider, title, cwd and time. Use first to find a session of this project (default scope: the server's working directory) or, with scope \"global\", of any project. Cheap.",
-            command: "list",
             properties: || {
                 json!({
                     "scope": scope_prop(),
@@ -59,7 +66,6 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "show_session",
             description: "Overview of one session (layer 1): turns, events by kind, files changed, commands, failures, tokens, the goal (first prompt), title history, final state and where the source files are. Use after list_sessions/search to decide whether to read further. Cheap.",
-            command: "show",
             properties: || json!({"id": id_prop()}),
             required: &["id"],
             native_paging: false,
@@ -67,7 +73,6 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "turns",
             description: "One row per turn of a session (layer 2): time, event range (E-numbers), tool calls, failures, what the user asked and the first lines of the answer, status with evidence. Use to find the turn to read in full with read.",
-            command: "turns",
             properties: || json!({"id": id_prop()}),
             required: &["id"],
             native_paging: false,
@@ -75,7 +80,6 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "read",
             description: "Read in full (layer 3): give exactly one of turns (\"3\", \"2-4\"), event (\"7\", \"5-9\", \"3,8,12\"; at most 50), locator (from another answer) or call (a tool call id). Returns the visible text with code blocks and a directory of tool calls; with raw=true the original source records. Use last, on the turn or event you need; page with cursor.",
-            command: "turn",
             properties: || {
                 json!({
                     "id": id_prop(),
@@ -92,7 +96,6 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "search",
             description: "Search session text. Without session: across sessions, grouped by session, ranked by the best hit (\"have we seen this error before?\"). With session: within that one session (returns its header even with zero hits). Each hit cites session uri, event number and locator. Use it first when looking for an error, a file or a topic. Literal by default (case-insensitive); regex=true for a Rust regex.",
-            command: "search",
             properties: || {
                 json!({
                     "query": {"type": "string", "description": "Literal text (spaces are not split) or a regex with regex=true"},
@@ -115,7 +118,6 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "commands",
             description: "The commands ledger of a session: every shell command, its outcome (exit code only when recorded), the turn and the event that ran it. Use to see what was run, or with failed=true what failed.",
-            command: "commands",
             properties: || {
                 json!({
                     "id": id_prop(),
@@ -129,7 +131,6 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "files",
             description: "The files ledger of a session: every file written, grouped project / runtime / log, with the events that wrote it. Use to learn what a session changed.",
-            command: "files",
             properties: || {
                 json!({
                     "id": id_prop(),
@@ -142,7 +143,6 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "errors",
             description: "The errors ledger of a session: every failure (failed tool call, command, harness error) and whether it was fixed later, with evidence. Use to learn what went wrong and how it was solved.",
-            command: "errors",
             properties: || json!({"id": id_prop()}),
             required: &["id"],
             native_paging: false,
@@ -150,7 +150,6 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "trace",
             description: "Lineage of a session: ancestors nearest first, descendants (subagents, forks, resumes) and the root or the first unresolvable parent. Use when a session continues or spawned another.",
-            command: "trace",
             properties: || json!({"id": id_prop()}),
             required: &["id"],
             native_paging: false,
@@ -158,7 +157,6 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "graph",
             description: "A session's edges to other sessions (references, hand-offs, lineage) with evidence. Use to find related sessions.",
-            command: "graph",
             properties: || json!({"id": id_prop()}),
             required: &["id"],
             native_paging: false,
@@ -166,7 +164,6 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "context",
             description: "The hand-off pack: what the model of that session sees now (the last compaction summary and what follows), newest kept first when the budget is short. Use to continue someone else's work with the least reading.",
-            command: "context",
             properties: || json!({"id": id_prop()}),
             required: &["id"],
             native_paging: false,
@@ -226,107 +223,170 @@ fn integer(args: &Map<String, Value>, key: &str) -> Result<Option<u64>, ArgError
     }
 }
 
-/// The CLI argument list (after `scry`) that answers `spec` with `args`. `native_cursor` is
-/// the CLI cursor of a `read` continuation; `budget` its page size.
-pub fn argv(
+/// The typed request of `spec` with `args`, answered by the query operation behind the CLI
+/// command of the same meaning: its JSON is that command's `--json`. `native_cursor` is the
+/// continuation of a `read` page; `budget` its page size.
+pub fn call(
+    ctx: &Context,
     spec: &ToolSpec,
     args: &Map<String, Value>,
     native_cursor: Option<&str>,
     budget: usize,
-) -> Result<Vec<String>, ArgError> {
+) -> QueryResult<Value> {
+    let bad = |m: ArgError| QueryError::usage(ErrorCode::InvalidQuery, m);
     let known = (spec.properties)();
     for k in args.keys() {
         let common = k == "max_chars" || k == "cursor";
         if !common && known.get(k).is_none() {
-            return Err(format!("{}: unknown argument {k:?}", spec.name));
+            return Err(bad(format!("{}: unknown argument {k:?}", spec.name)));
         }
     }
     for r in spec.required {
-        if string(args, r)?.is_none_or(|s| s.is_empty()) {
-            return Err(format!("{}: {r} is required", spec.name));
+        if string(args, r).map_err(bad)?.is_none_or(|s| s.is_empty()) {
+            return Err(bad(format!("{}: {r} is required", spec.name)));
         }
     }
-    let mut v: Vec<String> = vec![spec.command.to_string()];
+    let text = |key: &str| string(args, key).map_err(bad);
+    let id = || Ok::<String, QueryError>(text("id")?.unwrap_or_default());
     match spec.name {
         "list_sessions" => {
-            flag(&mut v, "scope", string(args, "scope")?);
-            flag(&mut v, "provider", string(args, "provider")?);
-            flag(&mut v, "since", string(args, "since")?);
-            flag(&mut v, "kind", string(args, "kind")?);
-            flag(
-                &mut v,
-                "limit",
-                integer(args, "limit")?.map(|n| n.to_string()),
-            );
+            let kind = match text("kind")? {
+                None => None,
+                Some(k) => Some(KindFilter::from_str(&k, false).map_err(|_| {
+                    bad(format!(
+                        "kind must be one of main, subagent, fork, exec, all, not {k:?}"
+                    ))
+                })?),
+            };
+            let q = ListQuery {
+                scope: text("scope")?,
+                global: false,
+                provider: text("provider")?,
+                since: text("since")?,
+                kind,
+                limit: count(args, "limit").map_err(bad)?.unwrap_or(20),
+                cursor: None,
+            };
+            Ok(scry_query::list(ctx, &q)?.to_json())
         }
+        "show_session" => Ok(scry_query::overview(ctx, &id()?)?.to_json()),
+        "turns" => Ok(scry_query::turns(ctx, &id()?, KEEP_JSON)?.to_json()),
         "read" => {
-            flag(&mut v, "event", string(args, "event")?);
-            flag(&mut v, "locator", string(args, "locator")?);
-            flag(&mut v, "call", string(args, "call")?);
-            flag(&mut v, "max-chars", Some(budget.to_string()));
-            flag(&mut v, "cursor", native_cursor.map(str::to_string));
-            if boolean(args, "raw")? {
-                v.push("--raw".into());
+            let mut chosen: Vec<Selector> = Vec::new();
+            if let Some(t) = text("turns")? {
+                chosen.push(Selector::Turns(t));
             }
-            v.push("--".into());
-            v.push(string(args, "id")?.unwrap_or_default());
-            if let Some(t) = string(args, "turns")? {
-                v.push(t);
+            if let Some(e) = text("event")? {
+                chosen.push(Selector::Events(e));
             }
-            return Ok(v);
+            if let Some(l) = text("locator")? {
+                chosen.push(Selector::Locator(l));
+            }
+            if let Some(c) = text("call")? {
+                chosen.push(Selector::Call(c));
+            }
+            if chosen.len() != 1 {
+                return Err(bad(
+                    "read: give exactly one of turns, event, locator, call".to_string()
+                ));
+            }
+            let req = ReadRequest {
+                id: id()?,
+                selector: chosen.remove(0),
+                raw: boolean(args, "raw").map_err(bad)?,
+                max_chars: budget,
+                cursor: native_cursor.map(str::to_string),
+            };
+            Ok(scry_query::read(ctx, &req)?.to_json())
         }
         "search" => {
-            flag(&mut v, "area", string(args, "area")?);
-            flag(&mut v, "kind", string(args, "kind")?);
-            flag(&mut v, "session", string(args, "session")?);
-            flag(&mut v, "scope", string(args, "scope")?);
-            flag(&mut v, "since", string(args, "since")?);
-            flag(&mut v, "provider", string(args, "provider")?);
-            flag(
-                &mut v,
-                "limit",
-                integer(args, "limit")?.map(|n| n.to_string()),
-            );
-            flag(
-                &mut v,
-                "max-hits",
-                integer(args, "max_hits")?.map(|n| n.to_string()),
-            );
-            flag(&mut v, "sort", string(args, "sort")?);
-            if boolean(args, "regex")? {
-                v.push("--regex".into());
-            }
-            if boolean(args, "case")? {
-                v.push("--case".into());
-            }
-            v.push("--".into());
-            v.push(string(args, "query")?.unwrap_or_default());
-            return Ok(v);
+            let d = SearchQuery::default();
+            let area = match text("area")?.as_deref() {
+                None | Some("dialogue") => Area::Dialogue,
+                Some("tools") => Area::Tools,
+                Some("artifacts") => Area::Artifacts,
+                Some("all") => Area::All,
+                Some(a) => {
+                    return Err(bad(format!(
+                        "area must be one of dialogue, tools, artifacts, all, not {a:?}"
+                    )))
+                }
+            };
+            let sort = match text("sort")?.as_deref() {
+                None | Some("relevance") => SortOrder::Relevance,
+                Some("time") => SortOrder::Time,
+                Some(o) => return Err(bad(format!("sort must be relevance or time, not {o:?}"))),
+            };
+            let q = SearchQuery {
+                query: text("query")?.unwrap_or_default(),
+                regex: boolean(args, "regex").map_err(bad)?,
+                case: boolean(args, "case").map_err(bad)?,
+                area,
+                kind: text("kind")?,
+                session: text("session")?,
+                scope: text("scope")?,
+                since: text("since")?,
+                provider: text("provider")?,
+                limit: count(args, "limit").map_err(bad)?.unwrap_or(d.limit),
+                max_hits: count(args, "max_hits").map_err(bad)?.unwrap_or(d.max_hits),
+                sort,
+                ..d
+            };
+            Ok(scry_query::search(ctx, &q)?.to_json())
         }
         "commands" => {
-            flag(
-                &mut v,
-                "turn",
-                integer(args, "turn")?.map(|n| n.to_string()),
-            );
-            if boolean(args, "failed")? {
-                v.push("--failed".into());
-            }
+            let turn = match integer(args, "turn").map_err(bad)? {
+                None => None,
+                Some(n) => Some(
+                    u32::try_from(n).map_err(|_| bad(format!("turn {n} is not a turn number")))?,
+                ),
+            };
+            let req = scry_query::CommandsRequest {
+                id: id()?,
+                failed: boolean(args, "failed").map_err(bad)?,
+                turn,
+                host: None,
+            };
+            Ok(to_json(&scry_query::commands(ctx, &req)?))
         }
-        "files" => flag(&mut v, "group", string(args, "group")?),
-        _ => {}
+        "files" => {
+            let group = match text("group")? {
+                None => GroupFilter::All,
+                Some(g) => GroupFilter::parse(&g).ok_or_else(|| {
+                    bad(format!(
+                        "group must be one of project, runtime, log, all, not {g:?}"
+                    ))
+                })?,
+            };
+            let req = scry_query::FilesRequest { id: id()?, group };
+            Ok(to_json(&scry_query::files(ctx, &req)?))
+        }
+        "errors" => Ok(to_json(&scry_query::errors(
+            ctx,
+            &scry_query::ErrorsRequest { id: id()? },
+        )?)),
+        "trace" => Ok(to_json(&scry_query::trace(
+            ctx,
+            &scry_query::TraceRequest { id: id()? },
+        )?)),
+        "graph" => Ok(to_json(&scry_query::graph(
+            ctx,
+            &scry_query::GraphRequest { id: id()? },
+        )?)),
+        "context" => Ok(to_json(&scry_query::context(
+            ctx,
+            &scry_query::ContextRequest {
+                id: id()?,
+                ..Default::default()
+            },
+        )?)),
+        other => Err(bad(format!("no tool {other:?}"))),
     }
-    if let Some(id) = string(args, "id")? {
-        v.push("--".into());
-        v.push(id);
-    }
-    Ok(v)
 }
 
-/// Pushes `--name value` when there is a value.
-fn flag(v: &mut Vec<String>, name: &str, value: Option<String>) {
-    if let Some(x) = value {
-        v.push(format!("--{name}"));
-        v.push(x);
-    }
+/// A count argument (`usize`).
+fn count(args: &Map<String, Value>, key: &str) -> Result<Option<usize>, ArgError> {
+    integer(args, key)?
+        .map(|n| usize::try_from(n).map_err(|_| format!("{key} {n} is too large")))
+        .transpose()
 }

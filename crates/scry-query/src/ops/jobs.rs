@@ -1,0 +1,40 @@
+//! `jobs` (S-C6, S-F4): the background jobs of one session — what was started in the
+//! background and how it ended, from receipts only (no receipt = `unknown`).
+
+use scry_facts::Job;
+use scry_model::{Header, Warning};
+use serde::{Deserialize, Serialize};
+
+use crate::{Context, QueryResult};
+
+/// What `jobs` is asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobsRequest {
+    /// Session reference.
+    pub id: String,
+}
+
+/// The answer of [`jobs`] (`scry jobs --json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct JobsReport {
+    /// The session header.
+    #[serde(serialize_with = "super::ser_header")]
+    pub session: Header,
+    /// Every background job, in order.
+    pub jobs: Vec<Job>,
+    /// Reading warnings.
+    #[serde(serialize_with = "super::ser_warnings")]
+    pub warnings: Vec<Warning>,
+}
+
+/// The background jobs of `req.id`.
+pub fn jobs(ctx: &Context, req: &JobsRequest) -> QueryResult<JobsReport> {
+    let mut l = super::load_ledgers(ctx, &req.id)?;
+    super::use_index(ctx, &mut l);
+    Ok(JobsReport {
+        jobs: l.facts.jobs,
+        session: l.session.header,
+        warnings: l.session.warnings,
+    })
+}
