@@ -13,7 +13,8 @@
 //! - [`lineage()`]: ancestors, descendants, root or first unresolvable parent (S-Q6);
 //! - [`commands()`], [`files()`], [`errors()`], [`jobs()`]: the ledgers of one session;
 //!   [`graph()`]: its edges to other sessions; [`trace()`]: its lineage among every discovered
-//!   session; [`context()`]: its hand-off pack (module [`ops`], one typed request each);
+//!   session; [`context()`]: its hand-off pack; [`digest()`]: its short story;
+//!   [`workspace()`]: every session of a subtree (module [`ops`], one typed request each);
 //! - [`headers()`]: batch reads, one result per input in order, a failure rejecting only its
 //!   own entry.
 //!
@@ -62,11 +63,13 @@ pub use lineage::{lineage, Lineage};
 pub use list::{list, ListQuery, SessionList, SessionRow};
 pub use ops::commands::{commands, CommandsReport, CommandsRequest};
 pub use ops::context::{context, ContextReport, ContextRequest};
+pub use ops::digest::{digest, DigestReport, DigestRequest};
 pub use ops::errors::{errors, ErrorsReport, ErrorsRequest};
 pub use ops::files::{files, FilesReport, FilesRequest, GroupFilter};
 pub use ops::graph::{graph, GraphReport, GraphRequest};
 pub use ops::jobs::{jobs, JobsReport, JobsRequest};
 pub use ops::trace::{trace, TraceReport, TraceRequest};
+pub use ops::workspace::{workspace, WorkspaceReport, WorkspaceRequest};
 pub use overview::{overview, Overview};
 pub use read::{event_window, read, ReadRequest, Selector, TurnPage};
 pub use search::{search, SearchQuery, SearchResult};

@@ -8,11 +8,9 @@
 //! per-turn command / write counts and the tokens.
 
 use clap::{Args, ValueEnum};
-use scry_facts::files::FileSummary;
-use scry_facts::overview::Overview;
-use scry_facts::{overview_from, turn_summaries, Facts, FileGroup, TurnSummary};
-use scry_model::{EventKind, Session};
-use serde_json::json;
+use scry_facts::{Failure, TurnSummary};
+use scry_model::Header;
+use scry_query::ops::digest::{status_label, Digest, DigestRequest, Focus};
 
 use super::loaded;
 use super::Output;
@@ -20,20 +18,20 @@ use crate::app::Ctx;
 use crate::error::CliResult;
 use crate::render::{self, Style};
 
-/// What the digest dwells on.
+/// What the digest dwells on (the CLI's spelling of [`Focus`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Focus {
+pub enum FocusArg {
     /// Project files, unfixed failures, the final state
     Review,
     /// Everything: every file group, every failure, per-turn counts, tokens
     Full,
 }
 
-impl Focus {
-    fn as_str(self) -> &'static str {
-        match self {
-            Focus::Review => "review",
-            Focus::Full => "full",
+impl From<FocusArg> for Focus {
+    fn from(f: FocusArg) -> Focus {
+        match f {
+            FocusArg::Review => Focus::Review,
+            FocusArg::Full => Focus::Full,
         }
     }
 }
@@ -45,247 +43,169 @@ pub struct DigestArgs {
     pub id: String,
     /// review (default) or full
     #[arg(long, value_enum, default_value = "review")]
-    pub focus: Focus,
+    pub focus: FocusArg,
+}
+
+impl DigestArgs {
+    /// The query these arguments ask.
+    pub fn request(&self) -> DigestRequest {
+        DigestRequest {
+            id: self.id.clone(),
+            focus: self.focus.into(),
+        }
+    }
 }
 
 /// Runs `scry digest`.
 pub fn run(ctx: &Ctx, args: &DigestArgs) -> CliResult<Output> {
-    let l = loaded::load(ctx, &args.id)?;
-    let d = Digest::of(&l.session, &l.facts, args.focus);
+    let r = scry_query::ops::digest::digest(ctx, &args.request())?;
     if ctx.json {
-        let v = loaded::envelope(&l.session, "digest", d.to_json());
-        return Ok(super::json_out(&v).into());
+        return Ok(loaded::report_json(&r).into());
     }
-    let mut out = vec![Style::new(ctx.color).bold(&loaded::title_line(&l.session))];
-    out.extend(d.text(&l.session, &l.facts, Style::new(ctx.color)));
-    out.extend(loaded::warnings_tail(&l.session));
+    let s = Style::new(ctx.color);
+    let mut out = vec![s.bold(&loaded::title_of(&r.session))];
+    out.extend(text(&r.digest, &r.session, &r.failures, s));
+    out.extend(loaded::warnings_of(&r.warnings));
     Ok(loaded::lines(out).into())
 }
 
-/// A computed digest.
-pub struct Digest {
-    focus: Focus,
-    overview: Overview,
-    turns: Vec<TurnSummary>,
-    files: Vec<FileSummary>,
-    final_answer: Option<String>,
-}
-
-impl Digest {
-    /// The digest of a loaded session.
-    pub fn of(session: &Session, facts: &Facts, focus: Focus) -> Digest {
-        let overview = overview_from(session, facts);
-        let turns = turn_summaries(session, facts)
-            .into_iter()
-            .filter(|t| t.turn > 0)
-            .collect();
-        let files = facts
-            .files
-            .files()
-            .into_iter()
-            .filter(|f| focus == Focus::Full || f.group == FileGroup::Project)
-            .collect();
-        let final_answer = session
-            .events
+/// Text lines of a digest for people (without the title line).
+pub fn text(d: &Digest, h: &Header, failures: &[Failure], s: Style) -> Vec<String> {
+    let o = &d.overview;
+    let mut out = Vec::new();
+    out.push(format!(
+        "{} · {} · {} → {}",
+        h.cwd.as_deref().unwrap_or("-"),
+        render::count(u64::from(o.turns), "turn"),
+        render::time(h.created),
+        render::time(h.updated)
+    ));
+    if let Some(g) = &o.first_prompt {
+        out.push(format!(
+            "goal      {}",
+            loaded::one_line(g, render::WIDTH - 10)
+        ));
+    }
+    out.push(String::new());
+    for t in &d.turns {
+        out.push(turn_line(t, d.focus, s));
+    }
+    out.push(String::new());
+    out.push(format!(
+        "files     {} changed ({} writes): project {}, runtime {}, log {}",
+        o.files.files_changed,
+        o.files.write_events,
+        o.files.files_by_group.project,
+        o.files.files_by_group.runtime,
+        o.files.files_by_group.log
+    ));
+    for f in &d.files {
+        let turns = if f.first_turn == f.last_turn {
+            format!("T{}", f.first_turn)
+        } else {
+            format!("T{}–T{}", f.first_turn, f.last_turn)
+        };
+        let group = if d.focus == Focus::Full {
+            format!("{:<8}", f.group.as_str())
+        } else {
+            String::new()
+        };
+        out.push(format!(
+            "          {group}{} ×{} {turns}",
+            render::clip_left(&f.display, 60),
+            f.writes
+        ));
+    }
+    out.push(format!(
+        "failures  {} ({} fixed later) · commands {} ({} failed)",
+        o.failures, o.failures_fixed, o.commands, o.commands_failed
+    ));
+    for f in failures {
+        if d.focus == Focus::Review && f.fixed_later() {
+            continue;
+        }
+        let what = f
+            .command
+            .as_deref()
+            .map(|c| format!(" `{}`", render::clip(c, 50)))
+            .unwrap_or_default();
+        let fixed = super::ledger_errors::fixed(f);
+        out.push(format!(
+            "          {} {}{what} {} → {}",
+            f.origin.evidence.handle(),
+            f.tool,
+            super::ledger_errors::status(f),
+            if f.fixed_later() {
+                fixed
+            } else {
+                s.red(&fixed)
+            }
+        ));
+    }
+    out.push(String::new());
+    let mut fin = Vec::new();
+    if let Some(c) = &o.last_successful_command {
+        fin.push(format!(
+            "last ok   {} `{}`",
+            c.evidence.handle(),
+            render::clip(&c.command, 60)
+        ));
+    }
+    if !o.last_files_written.is_empty() {
+        let names: Vec<String> = o
+            .last_files_written
             .iter()
-            .rev()
-            .find(|e| e.kind == EventKind::Assistant && !e.text.trim().is_empty())
-            .map(|e| e.text.clone());
-        Digest {
-            focus,
-            overview,
-            turns,
-            files,
-            final_answer,
-        }
+            .map(|w| render::clip_left(&w.display, 40))
+            .collect();
+        fin.push(format!("last files {}", names.join(", ")));
     }
-
-    /// The JSON form.
-    pub fn to_json(&self) -> serde_json::Value {
-        let o = &self.overview;
-        json!({
-            "focus": self.focus.as_str(),
-            "goal": o.first_prompt,
-            "turns": loaded::to_value(&self.turns),
-            "files": loaded::to_value(&self.files),
-            "files_changed": loaded::to_value(&o.files),
-            "failures": o.failures,
-            "failures_fixed": o.failures_fixed,
-            "commands": o.commands,
-            "commands_failed": o.commands_failed,
-            "final": {
-                "answer": self.final_answer,
-                "last_successful_command": loaded::to_value(&o.last_successful_command),
-                "last_files_written": loaded::to_value(&o.last_files_written),
-                "commits": loaded::to_value(&o.commits),
-                "jobs": loaded::to_value(&o.jobs),
-            },
-            "tokens": loaded::to_value(&o.tokens),
-        })
-    }
-
-    /// Text lines for people (without the title line).
-    pub fn text(&self, session: &Session, facts: &Facts, s: Style) -> Vec<String> {
-        let o = &self.overview;
-        let mut out = Vec::new();
-        let h = &session.header;
-        out.push(format!(
-            "{} · {} · {} → {}",
-            h.cwd.as_deref().unwrap_or("-"),
-            render::count(u64::from(o.turns), "turn"),
-            render::time(h.created),
-            render::time(h.updated)
-        ));
-        if let Some(g) = &o.first_prompt {
-            out.push(format!(
-                "goal      {}",
-                loaded::one_line(g, render::WIDTH - 10)
-            ));
-        }
-        out.push(String::new());
-        for t in &self.turns {
-            out.push(turn_line(t, self.focus, s));
-        }
-        out.push(String::new());
-        out.push(format!(
-            "files     {} changed ({} writes): project {}, runtime {}, log {}",
-            o.files.files_changed,
-            o.files.write_events,
-            o.files.files_by_group.project,
-            o.files.files_by_group.runtime,
-            o.files.files_by_group.log
-        ));
-        for f in &self.files {
-            let turns = if f.first_turn == f.last_turn {
-                format!("T{}", f.first_turn)
-            } else {
-                format!("T{}–T{}", f.first_turn, f.last_turn)
-            };
-            let group = if self.focus == Focus::Full {
-                format!("{:<8}", f.group.as_str())
-            } else {
-                String::new()
-            };
-            out.push(format!(
-                "          {group}{} ×{} {turns}",
-                render::clip_left(&f.display, 60),
-                f.writes
-            ));
-        }
-        out.push(format!(
-            "failures  {} ({} fixed later) · commands {} ({} failed)",
-            o.failures, o.failures_fixed, o.commands, o.commands_failed
-        ));
-        for f in &facts.failures {
-            if self.focus == Focus::Review && f.fixed_later() {
-                continue;
-            }
-            let what = f
-                .command
+    for c in &o.commits {
+        fin.push(format!(
+            "commit    {} {}{}",
+            c.evidence.handle(),
+            c.sha
                 .as_deref()
-                .map(|c| format!(" `{}`", render::clip(c, 50)))
-                .unwrap_or_default();
-            let fixed = super::ledger_errors::fixed(f);
-            out.push(format!(
-                "          {} {}{what} {} → {}",
-                f.origin.evidence.handle(),
-                f.tool,
-                super::ledger_errors::status(f),
-                if f.fixed_later() {
-                    fixed
-                } else {
-                    s.red(&fixed)
-                }
-            ));
-        }
-        out.push(String::new());
-        let mut fin = Vec::new();
-        if let Some(c) = &o.last_successful_command {
-            fin.push(format!(
-                "last ok   {} `{}`",
-                c.evidence.handle(),
-                render::clip(&c.command, 60)
-            ));
-        }
-        if !o.last_files_written.is_empty() {
-            let names: Vec<String> = o
-                .last_files_written
-                .iter()
-                .map(|w| render::clip_left(&w.display, 40))
-                .collect();
-            fin.push(format!("last files {}", names.join(", ")));
-        }
-        for c in &o.commits {
-            fin.push(format!(
-                "commit    {} {}{}",
-                c.evidence.handle(),
-                c.sha
-                    .as_deref()
-                    .map(|x| format!("{x} "))
-                    .unwrap_or_default(),
-                render::clip(c.message.as_deref().unwrap_or(&c.command), 60)
-            ));
-        }
-        if o.jobs.total > 0 {
-            fin.push(format!(
-                "jobs      {} (completed {}, failed {}, killed {}, running {}, unknown {})",
-                o.jobs.total,
-                o.jobs.completed,
-                o.jobs.failed,
-                o.jobs.killed,
-                o.jobs.running,
-                o.jobs.unknown
-            ));
-        }
-        if let Some(a) = &self.final_answer {
-            for (i, line) in render::first_lines(a, 3, render::WIDTH - 10)
-                .into_iter()
-                .enumerate()
-            {
-                fin.push(format!("{:<10}{line}", if i == 0 { "final" } else { "" }));
-            }
-        }
-        if self.focus == Focus::Full {
-            fin.push(format!(
-                "tokens    {}",
-                match o.tokens {
-                    Some(t) => format!(
-                        "input {} · output {} · cache read {} · cache write {}",
-                        render::thousands(t.input),
-                        render::thousands(t.output),
-                        render::thousands(t.cache_read),
-                        render::thousands(t.cache_write)
-                    ),
-                    None => "unknown".into(),
-                }
-            ));
-        }
-        out.extend(fin);
-        out
+                .map(|x| format!("{x} "))
+                .unwrap_or_default(),
+            render::clip(c.message.as_deref().unwrap_or(&c.command), 60)
+        ));
     }
-}
-
-/// `[completed]`, `[failed_tail, no_response]`, `[nudged ×2]`.
-pub fn status_label(t: &TurnSummary) -> String {
-    let marks: Vec<String> = t
-        .status
-        .iter()
-        .map(|m| {
-            let name = crate::commands::loaded::to_value(&m.state)
-                .as_str()
-                .unwrap_or("?")
-                .to_string();
-            match m.count {
-                Some(n) if n > 1 => format!("{name} ×{n}"),
-                _ => name,
-            }
-        })
-        .collect();
-    if marks.is_empty() {
-        "-".into()
-    } else {
-        marks.join(", ")
+    if o.jobs.total > 0 {
+        fin.push(format!(
+            "jobs      {} (completed {}, failed {}, killed {}, running {}, unknown {})",
+            o.jobs.total,
+            o.jobs.completed,
+            o.jobs.failed,
+            o.jobs.killed,
+            o.jobs.running,
+            o.jobs.unknown
+        ));
     }
+    if let Some(a) = &d.final_answer {
+        for (i, line) in render::first_lines(a, 3, render::WIDTH - 10)
+            .into_iter()
+            .enumerate()
+        {
+            fin.push(format!("{:<10}{line}", if i == 0 { "final" } else { "" }));
+        }
+    }
+    if d.focus == Focus::Full {
+        fin.push(format!(
+            "tokens    {}",
+            match o.tokens {
+                Some(t) => format!(
+                    "input {} · output {} · cache read {} · cache write {}",
+                    render::thousands(t.input),
+                    render::thousands(t.output),
+                    render::thousands(t.cache_read),
+                    render::thousands(t.cache_write)
+                ),
+                None => "unknown".into(),
+            }
+        ));
+    }
+    out.extend(fin);
+    out
 }
 
 fn turn_line(t: &TurnSummary, focus: Focus, s: Style) -> String {

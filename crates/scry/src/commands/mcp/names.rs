@@ -159,3 +159,14 @@ fn cli_arguments_become_the_request() {
     );
 }
 
+#[test]
+fn digest_names_agree() {
+    let f = fields::<scry_query::DigestRequest>();
+    assert_eq!(cli::<crate::commands::digest::DigestArgs>(), f);
+}
+
+#[test]
+fn workspace_names_agree() {
+    let f = fields::<scry_query::WorkspaceRequest>();
+    assert_eq!(cli::<crate::commands::workspace::WorkspaceArgs>(), f);
+}

@@ -1,0 +1,176 @@
+//! `digest` (S-C7): one session as a short story — the goal, one line per turn with its status
+//! (S-F5), the files changed, the failures and whether they were fixed, and the final state
+//! (last successful command, last files written, commits, the last answer). Every number comes
+//! from the same ledgers as `show`, `files`, `errors`.
+//!
+//! `review` (the default) keeps what a reviewer needs: project files only, unfixed failures in
+//! full and fixed ones counted. `full` lists every group of files and every failure, with the
+//! per-turn command / write counts and the tokens.
+
+use scry_facts::files::FileSummary;
+use scry_facts::overview::Overview;
+use scry_facts::{overview_from, turn_summaries, Facts, Failure, FileGroup, TurnSummary};
+use scry_model::{EventKind, Header, Session, Warning};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{json, Value};
+
+use crate::{Context, QueryResult};
+
+/// What a digest dwells on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Focus {
+    /// Project files, unfixed failures, the final state.
+    #[default]
+    Review,
+    /// Everything: every file group, every failure, per-turn counts, tokens.
+    Full,
+}
+
+impl Focus {
+    /// Its name (`review`, `full`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Focus::Review => "review",
+            Focus::Full => "full",
+        }
+    }
+}
+
+/// What `digest` is asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DigestRequest {
+    /// Session reference.
+    pub id: String,
+    /// review (default) or full.
+    #[serde(default)]
+    pub focus: Focus,
+}
+
+/// A computed digest.
+#[derive(Debug, Clone)]
+pub struct Digest {
+    /// Its focus.
+    pub focus: Focus,
+    /// The session's overview (the counts `show` prints).
+    pub overview: Overview,
+    /// One summary per turn (the preamble left out).
+    pub turns: Vec<TurnSummary>,
+    /// The files changed (project files only under `review`).
+    pub files: Vec<FileSummary>,
+    /// The last non-empty answer.
+    pub final_answer: Option<String>,
+}
+
+fn to_value<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+impl Digest {
+    /// The digest of a session read in full.
+    pub fn of(session: &Session, facts: &Facts, focus: Focus) -> Digest {
+        let overview = overview_from(session, facts);
+        let turns = turn_summaries(session, facts)
+            .into_iter()
+            .filter(|t| t.turn > 0)
+            .collect();
+        let files = facts
+            .files
+            .files()
+            .into_iter()
+            .filter(|f| focus == Focus::Full || f.group == FileGroup::Project)
+            .collect();
+        let final_answer = session
+            .events
+            .iter()
+            .rev()
+            .find(|e| e.kind == EventKind::Assistant && !e.text.trim().is_empty())
+            .map(|e| e.text.clone());
+        Digest {
+            focus,
+            overview,
+            turns,
+            files,
+            final_answer,
+        }
+    }
+
+    /// The JSON form.
+    pub fn to_json(&self) -> Value {
+        let o = &self.overview;
+        json!({
+            "focus": self.focus.as_str(),
+            "goal": o.first_prompt,
+            "turns": to_value(&self.turns),
+            "files": to_value(&self.files),
+            "files_changed": to_value(&o.files),
+            "failures": o.failures,
+            "failures_fixed": o.failures_fixed,
+            "commands": o.commands,
+            "commands_failed": o.commands_failed,
+            "final": {
+                "answer": self.final_answer,
+                "last_successful_command": to_value(&o.last_successful_command),
+                "last_files_written": to_value(&o.last_files_written),
+                "commits": to_value(&o.commits),
+                "jobs": to_value(&o.jobs),
+            },
+            "tokens": to_value(&o.tokens),
+        })
+    }
+}
+
+impl Serialize for Digest {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+/// `[completed]`, `[failed_tail, no_response]`, `[nudged ×2]`.
+pub fn status_label(t: &TurnSummary) -> String {
+    let marks: Vec<String> = t
+        .status
+        .iter()
+        .map(|m| {
+            let name = to_value(&m.state).as_str().unwrap_or("?").to_string();
+            match m.count {
+                Some(n) if n > 1 => format!("{name} ×{n}"),
+                _ => name,
+            }
+        })
+        .collect();
+    if marks.is_empty() {
+        "-".into()
+    } else {
+        marks.join(", ")
+    }
+}
+
+/// The answer of [`digest`] (`scry digest --json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct DigestReport {
+    /// The session header.
+    #[serde(serialize_with = "super::ser_header")]
+    pub session: Header,
+    /// The digest.
+    pub digest: Digest,
+    /// Reading warnings.
+    #[serde(serialize_with = "super::ser_warnings")]
+    pub warnings: Vec<Warning>,
+    /// Every failure of the session (for the text form; the JSON counts them).
+    #[serde(skip)]
+    pub failures: Vec<Failure>,
+}
+
+/// The digest of `req.id`.
+pub fn digest(ctx: &Context, req: &DigestRequest) -> QueryResult<DigestReport> {
+    let l = super::load(ctx, &req.id)?;
+    let digest = Digest::of(&l.session, &l.facts, req.focus);
+    Ok(DigestReport {
+        digest,
+        failures: l.facts.failures,
+        session: l.session.header,
+        warnings: l.session.warnings,
+    })
+}
