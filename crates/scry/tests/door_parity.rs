@@ -188,3 +188,82 @@ fn every_fact_operation_answers_alike_through_cli_http_and_mcp() {
         assert!(t.mcp_http + t.mcp_cli > t.mcp_skipped * 4, "{name}: {t:?}");
     }
 }
+
+/// A bad request fails alike through every front end: an unknown session is
+/// `SESSION_NOT_FOUND` (exit 3, HTTP 404, an MCP tool error), a bad value `INVALID_QUERY`
+/// (exit 2, HTTP 400, an MCP tool error) naming the value.
+#[test]
+fn bad_requests_fail_alike_through_cli_http_and_mcp() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let h = home.path();
+    let srv = Server::start(h, &["--demo"]);
+    let db = tempfile::tempdir().expect("tempdir");
+    let demo = "claude:4f1c2a9e-7b3d-4c8e-9a21-5d6e7f809a1b";
+    let missing = "nosuch-session-4471";
+
+    for op in [
+        "commands", "files", "errors", "jobs", "graph", "trace", "context",
+    ] {
+        let out = scry(h, &["--demo", "--json", op, "--", missing]);
+        assert_eq!(out.code, 3, "{op}: {}", out.render());
+        assert_eq!(out.json()["error"]["code"], json!("SESSION_NOT_FOUND"));
+    }
+    for path in [
+        format!("/v1/sessions/{missing}/commands"),
+        format!("/v1/sessions/{missing}/files"),
+        format!("/v1/sessions/{missing}/errors"),
+        format!("/v1/sessions/{missing}/jobs"),
+        format!("/v1/graph/{missing}"),
+    ] {
+        let r = srv.get(&path);
+        assert_eq!(
+            (r.status, r.code().as_str()),
+            (404, "SESSION_NOT_FOUND"),
+            "{path}"
+        );
+    }
+    let bad_group = srv.get(&format!("/v1/sessions/{demo}/files?group=bogus"));
+    assert_eq!(bad_group.status, 400, "{}", bad_group.body);
+    assert_eq!(bad_group.code(), "INVALID_QUERY");
+    assert!(bad_group.body.contains("bogus"), "{}", bad_group.body);
+    let bad_turn = srv.get(&format!("/v1/sessions/{demo}/commands?turn=abc"));
+    assert_eq!(
+        (bad_turn.status, bad_turn.code().as_str()),
+        (400, "INVALID_QUERY")
+    );
+    assert!(bad_turn.body.contains("abc"), "{}", bad_turn.body);
+    let out = scry(h, &["--demo", "--json", "files", "--group", "bogus", demo]);
+    assert_eq!(out.code, 2, "{}", out.render());
+
+    runtime().block_on(async {
+        let c = connect(h, db.path(), true).await;
+        for tool in ["commands", "files", "errors", "graph", "trace", "context"] {
+            let (_, v, is_error) = call(&c, tool, json!({"id": missing})).await;
+            assert!(is_error, "{tool}: {v}");
+            assert_eq!(v["error"]["code"], json!("SESSION_NOT_FOUND"), "{tool}");
+        }
+        for (tool, args, named) in [
+            ("files", json!({"id": demo, "group": "bogus"}), "bogus"),
+            ("commands", json!({"id": demo, "turn": "abc"}), "abc"),
+            ("commands", json!({"id": demo, "failed": "yes"}), "yes"),
+            (
+                "read",
+                json!({"id": demo, "turns": "1", "event": "2"}),
+                "exactly one",
+            ),
+            ("list_sessions", json!({"kind": "nested"}), "nested"),
+            (
+                "search",
+                json!({"query": "x", "area": "nowhere"}),
+                "nowhere",
+            ),
+        ] {
+            let (_, v, is_error) = call(&c, tool, args.clone()).await;
+            assert!(is_error, "{tool} {args}: {v}");
+            assert_eq!(v["error"]["code"], json!("INVALID_QUERY"), "{tool} {args}");
+            let msg = v["error"]["message"].as_str().unwrap_or_default();
+            assert!(msg.contains(named), "{tool} {args}: {msg}");
+        }
+        c.cancel().await.ok();
+    });
+}
