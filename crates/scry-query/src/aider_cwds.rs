@@ -169,8 +169,9 @@ fn from_index<'a>(
         .collect()
 }
 
-/// Header scans of `files` on a few threads; their cwds into `cwds` (failures say nothing here:
-/// the command reading those files reports them).
+/// The cwds of `files` into `cwds`, on a few threads: [`scry_source::Source::probe_cwd`] where
+/// a provider can tell from a header line, else a header scan (failures say nothing here: the
+/// command reading those files reports them).
 fn scan(catalog: &Catalog, files: &[&SourceFile], cwds: &mut BTreeSet<String>) {
     if files.is_empty() {
         return;
@@ -190,11 +191,13 @@ fn scan(catalog: &Catalog, files: &[&SourceFile], cwds: &mut BTreeSet<String>) {
                 let Ok(source) = catalog.source(file.provider) else {
                     continue;
                 };
-                let header = catch_unwind(AssertUnwindSafe(|| source.scan_header(file)));
-                if let Ok(Ok(h)) = header {
-                    if let (Some(c), Ok(mut set)) = (h.cwd, found.lock()) {
-                        set.insert(c);
-                    }
+                let cwd = catch_unwind(AssertUnwindSafe(|| {
+                    source
+                        .probe_cwd(file)
+                        .or_else(|| source.scan_header(file).ok()?.cwd)
+                }));
+                if let (Ok(Some(c)), Ok(mut set)) = (cwd, found.lock()) {
+                    set.insert(c);
                 }
             });
         }
