@@ -2,15 +2,17 @@
 //! (langgraph-checkpoint-sqlite 3.1.2 schema: `checkpoints`, `writes` with or without
 //! `writes.task_path`).
 //!
-//! The database is opened through a `file:` URI with `mode=ro&immutable=1`, so SQLite never
-//! creates `-wal` / `-shm` files beside it and never takes a lock, even on a WAL-mode database
-//! in a read-only directory. Only when a live writer's `-wal` *and* `-shm` both already exist
-//! and the directory is writable is `immutable` dropped (then SQLite reads the WAL through the
-//! existing `-shm`, creating nothing) — otherwise uncommitted WAL content would be invisible.
+//! The database is opened through [`scry_source::sqlite::open_snapshot`]: without a live
+//! `-wal`, in place with `mode=ro&immutable=1` (SQLite creates no `-wal` / `-shm` beside it and
+//! takes no lock, even in a read-only directory); with one, through a private copy of the
+//! database and its `-wal` in a temporary directory, so rows not yet checkpointed are read
+//! while the agent's three files stay untouched and no `-shm` appears. When that copy cannot be
+//! made, the database is read in place without the WAL's rows and [`Db::open_notes`] says so.
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension};
+use scry_source::sqlite::{open_snapshot, Snapshot};
 
 /// Why a database could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,71 +79,25 @@ pub struct WriteRow {
 
 /// A read-only LangGraph checkpoint database.
 pub struct Db {
-    conn: Connection,
+    conn: Snapshot,
     path: PathBuf,
     has_task_path: bool,
     notes: Vec<String>,
 }
 
-fn dir_writable(dir: &Path) -> bool {
-    std::fs::metadata(dir)
-        .map(|m| !m.permissions().readonly())
-        .unwrap_or(false)
-}
-
-fn side_file(path: &Path, suffix: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
-/// The `file:` URI used to open `path` (absolute), and whether `immutable=1` is set.
-pub fn read_only_uri(path: &Path) -> (String, bool) {
-    const SET: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
-        .add(b' ')
-        .add(b'?')
-        .add(b'#')
-        .add(b'%')
-        .add(b'"')
-        .add(b'<')
-        .add(b'>');
-    let encoded =
-        percent_encoding::percent_encode(path.as_os_str().as_encoded_bytes(), SET).to_string();
-    let wal = side_file(path, "-wal");
-    let shm = side_file(path, "-shm");
-    let live_wal = std::fs::metadata(&wal)
-        .map(|m| m.len() > 0)
-        .unwrap_or(false)
-        && shm.is_file();
-    let writable = path.parent().is_some_and(dir_writable);
-    if live_wal && writable {
-        (format!("file:{encoded}?mode=ro"), false)
-    } else {
-        (format!("file:{encoded}?mode=ro&immutable=1"), true)
-    }
-}
-
 impl Db {
-    /// Opens `path` read-only and checks for the `checkpoints` and `writes` tables.
+    /// Opens `path` read-only ([`scry_source::sqlite::open_snapshot`]: in place and immutable,
+    /// or through a private copy of the database and its live `-wal`) and checks for the
+    /// `checkpoints` and `writes` tables.
     pub fn open(path: &Path) -> Result<Db, OpenError> {
         let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if !resolved.is_file() {
             return Err(OpenError::NotFound(resolved));
         }
-        let (uri, immutable) = read_only_uri(&resolved);
-        let mut notes = Vec::new();
-        if immutable && std::fs::metadata(side_file(&resolved, "-wal")).is_ok_and(|m| m.len() > 0) {
-            notes.push(format!(
-                "{}-wal exists but cannot be read without writing beside the database; \
-                 its uncheckpointed pages are not shown",
-                resolved.display()
-            ));
-        }
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_URI
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn =
+            open_snapshot(&resolved).map_err(|e| OpenError::Sqlite(resolved.clone(), e.message))?;
+        let notes: Vec<String> = conn.wal_note().map(str::to_string).into_iter().collect();
         let sqlite_err = |e: rusqlite::Error| OpenError::Sqlite(resolved.clone(), e.to_string());
-        let conn = Connection::open_with_flags(&uri, flags).map_err(sqlite_err)?;
         let tables: Vec<String> = {
             let mut stmt = conn
                 .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -171,6 +127,11 @@ impl Db {
         })
     }
 
+    /// True when rows of a live `-wal` were read (through a private copy of the database).
+    pub fn read_wal(&self) -> bool {
+        self.conn.read_wal()
+    }
+
     /// The resolved path of the database.
     pub fn path(&self) -> &Path {
         &self.path
@@ -188,7 +149,7 @@ impl Db {
 
     /// The underlying connection (read-only).
     pub fn connection(&self) -> &Connection {
-        &self.conn
+        self.conn.conn()
     }
 
     /// The newest checkpoint of `thread_id` in namespace `ns`.

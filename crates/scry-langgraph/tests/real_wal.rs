@@ -184,9 +184,11 @@ fn wal_copy_in_read_only_dir_creates_no_side_files() {
     set_mode(&dir, 0o555);
     let before = dir_listing(&dir);
 
-    let (uri, immutable) = scry_langgraph::db::read_only_uri(&dir.join("sessions.db"));
-    assert!(immutable && uri.ends_with("?mode=ro&immutable=1"), "{uri}");
     let db = Db::open(&dir.join("sessions.db")).unwrap();
+    assert!(
+        !db.read_wal(),
+        "no -wal beside the corpus copy: read in place"
+    );
     assert_eq!(threads::list_threads(&db, None, false).unwrap().len(), 1);
     assert_eq!(
         reconstruct::thread_messages(&db, THREAD, "")
@@ -197,16 +199,12 @@ fn wal_copy_in_read_only_dir_creates_no_side_files() {
     );
     drop(db);
 
-    // The crashed copy: opened immutable (no -shm may be created), the WAL content is not
-    // visible, and that is said.
-    match Db::open(&dir.join("crashed.db")) {
-        Ok(db) => assert!(
-            db.open_notes().iter().any(|n| n.contains("-wal")),
-            "{:?}",
-            db.open_notes()
-        ),
-        Err(e) => assert!(e.to_string().contains("missing tables"), "{e}"),
-    }
+    // The crashed copy: its WAL rows (the tables and thread `t-one`) are read through a
+    // private copy, although nothing may be created in this directory.
+    let db = Db::open(&dir.join("crashed.db")).unwrap();
+    assert!(db.read_wal() && db.open_notes().is_empty());
+    assert_eq!(threads::resolve_thread_id(&db, "t-o").unwrap(), "t-one");
+    drop(db);
 
     // Tests run as root in CI, so a permission error would not prove anything: check files.
     assert_eq!(
@@ -218,6 +216,24 @@ fn wal_copy_in_read_only_dir_creates_no_side_files() {
     drop(writer);
 }
 
+/// Bytes and mtime of each file in `dir`, by name.
+fn files_state(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let p = e.path();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+                std::fs::metadata(&p).unwrap().modified().unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 #[test]
 fn live_wal_in_writable_dir_is_read_without_creating_files() {
     let tmp = tempfile::tempdir().unwrap();
@@ -227,16 +243,41 @@ fn live_wal_in_writable_dir_is_read_without_creating_files() {
     assert!(
         tmp.path().join("sessions.db-wal").exists() && tmp.path().join("sessions.db-shm").exists()
     );
-    let before = dir_listing(tmp.path());
-    let (_, immutable) = scry_langgraph::db::read_only_uri(&path);
-    assert!(
-        !immutable,
-        "a live writer's WAL is read through its existing -shm"
-    );
+    let main_len = std::fs::metadata(&path).unwrap().len();
+    let before = files_state(tmp.path());
     let db = Db::open(&path).unwrap();
+    assert!(db.read_wal(), "a live -wal is read through a private copy");
+    assert_eq!(threads::resolve_thread_id(&db, "t-o").unwrap(), "t-one");
+    assert_eq!(threads::list_threads(&db, None, false).unwrap().len(), 1);
+    drop(db);
+    assert_eq!(
+        files_state(tmp.path()),
+        before,
+        "db, -wal and -shm keep their bytes and mtimes, and no file appears"
+    );
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), main_len);
+    drop(writer);
+}
+
+#[test]
+fn wal_without_shm_is_read_and_no_shm_appears() {
+    // What a crashed writer leaves in a writable directory: db + -wal, no -shm. Opening it in
+    // place without `immutable` would create the -shm; the snapshot must not.
+    let tmp = tempfile::tempdir().unwrap();
+    let live = tmp.path().join("live.db");
+    let writer = make_wal_db(&live);
+    let dir = tmp.path().join("agent");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::copy(&live, dir.join("sessions.db")).unwrap();
+    std::fs::copy(tmp.path().join("live.db-wal"), dir.join("sessions.db-wal")).unwrap();
+    let before = files_state(&dir);
+    assert_eq!(before.len(), 2);
+    let db = Db::open(&dir.join("sessions.db")).unwrap();
+    assert!(db.read_wal());
     assert_eq!(threads::resolve_thread_id(&db, "t-o").unwrap(), "t-one");
     drop(db);
-    assert_eq!(dir_listing(tmp.path()), before);
+    assert_eq!(files_state(&dir), before, "unchanged, and no -shm appeared");
+    assert!(!dir.join("sessions.db-shm").exists());
     drop(writer);
 }
 

@@ -70,13 +70,15 @@ impl Catalog {
             files.extend(pd.discovery.files);
             warnings.extend(pd.discovery.warnings);
         }
-        Catalog {
+        let mut catalog = Catalog {
             sources,
             files,
             warnings,
             roots,
             providers,
-        }
+        };
+        crate::aider_cwds::add(&mut catalog, env);
+        catalog
     }
 
     /// Every provider implementation (for the index refresh).

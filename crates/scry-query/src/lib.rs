@@ -27,6 +27,7 @@
 //! whether the index holds it (`persisted`). The JSON keeps the header's `live` / `persisted`
 //! as a direct parse says them, so output is identical with and without the index (SPEC P2).
 
+pub mod aider_cwds;
 pub mod batch;
 pub mod catalog;
 pub mod error;

@@ -41,6 +41,11 @@ pub fn roots(env: &Env) -> Vec<Root> {
     if let Some(cwd) = env.cwd() {
         roots.push(Root::new(cwd.to_path_buf(), None));
     }
+    if let Some(scope) = env.scope() {
+        if env.cwd() != Some(scope) {
+            roots.push(Root::new(scope.to_path_buf(), None));
+        }
+    }
     for d in env.project_dirs() {
         roots.push(Root::new(d.clone(), None));
     }
@@ -63,6 +68,40 @@ pub fn discover(env: &Env) -> Discovery {
             found.insert(canonical(&root.path));
         } else {
             walk(&root.path, 0, &mut budget, &mut found, &mut out.warnings);
+        }
+    }
+    for path in found {
+        match sessions_of(&path) {
+            Ok(files) => out.files.extend(files),
+            Err(e) => out.warnings.push(Warning::at(
+                WarningKind::Unreadable,
+                format!("cannot read chat history: {e}"),
+                &path,
+                None,
+            )),
+        }
+    }
+    out
+}
+
+/// The launches of the chat histories directly in `dirs` (one stat of
+/// `<dir>/.aider.chat.history.md` each, no walk): the project directories other agents'
+/// sessions name as their working directory. Histories whose canonical path is in `known`
+/// (already found by [`discover`]) are skipped; a directory without a history is silent.
+pub fn in_dirs<'a>(
+    dirs: impl IntoIterator<Item = &'a Path>,
+    known: &BTreeSet<PathBuf>,
+) -> Discovery {
+    let mut out = Discovery::default();
+    let mut found: BTreeSet<PathBuf> = BTreeSet::new();
+    for dir in dirs {
+        let path = dir.join(HISTORY_FILE);
+        if !path.is_file() {
+            continue;
+        }
+        let path = canonical(&path);
+        if !known.contains(&path) {
+            found.insert(path);
         }
     }
     for path in found {

@@ -6,10 +6,13 @@
 //! `AIDER_CHAT_HISTORY_FILE`) and records typed prompts in `.aider.input.history`.
 //!
 //! Discovery ([`discover`]) looks for `.aider.chat.history.md` in the subtree of the directory
-//! scry runs in ([`Env::cwd`]) and of the directories configured in the config file
-//! (`[aider] roots`, [`Env::project_dirs`]), a bounded walk that skips hidden directories,
-//! `node_modules`, `target` and virtualenvs, plus the file `$AIDER_CHAT_HISTORY_FILE` names.
-//! Not (yet): the project directories other agents' sessions name as their cwd (docs/NOTES.md).
+//! scry runs in ([`Env::cwd`]), of the directory a command's `--scope` names ([`Env::scope`])
+//! and of the directories configured in the config file (`[aider] roots`,
+//! [`Env::project_dirs`]), a bounded walk that skips hidden directories, `node_modules`,
+//! `target` and virtualenvs, plus the file `$AIDER_CHAT_HISTORY_FILE` names. [`in_dirs`] adds
+//! the histories directly in the project directories other agents' sessions name as their
+//! working directory (one stat each; the caller collects those directories, see
+//! `scry_sources::aider_in_cwds`).
 //!
 //! **One session per launch.** The file has no ids: each `# aider chat started at <local time>`
 //! header opens one launch, and each launch is a session (`<YYYYMMDD-HHMMSS>-<project directory
@@ -47,7 +50,7 @@ use std::path::Path;
 use scry_model::{Header, ProviderId};
 use scry_source::{Discovery, Emitter, Env, Root, Source, SourceError, SourceFile};
 
-pub use discover::{discover, HISTORY_FILE, INPUT_HISTORY_FILE};
+pub use discover::{discover, in_dirs, HISTORY_FILE, INPUT_HISTORY_FILE};
 
 /// The Aider reader.
 #[derive(Debug, Default, Clone, Copy)]

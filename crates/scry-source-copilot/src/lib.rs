@@ -40,9 +40,23 @@
 //! | anything else | one `UnknownRecord` warning per type |
 //!
 //! Subagents: Copilot writes a subagent's events inline, into the parent's log, tagged with
-//! the subagent's `agentId`; they stay in the parent session (a separate session would need
-//! discovery to read every log), every one of them marked `data.agent_id` and `data.subagent`
-//! (the display name from `subagent.started`), the subagent's prompt a `subagent_prompt`.
+//! the subagent's `agentId`; they stay in the parent session, every one of them marked
+//! `data.agent_id` and `data.subagent` (the display name from `subagent.started`), the
+//! subagent's prompt a `subagent_prompt`.
+//!
+//! Why not sessions of their own (issue 21, checked on the corpus log `f596c862…`, lines
+//! 53–68): the log *does* delimit a subagent faithfully — every record it wrote carries the
+//! top-level `agentId` (`8d990b3b…`: `subagent.started`, `session.model_change`,
+//! `subagent.configured`, its `user.message`, turns, `tool.execution_*` with
+//! `data.parentToolCallId` = the parent's `task` call, `subagent.completed`), so even
+//! interleaved subagents could be told apart. Two things stand in the way: the parent's own
+//! `tool.execution_complete` of that `task` call carries the same `agentId` (it must stay with
+//! the parent: match on `data.toolCallId` = the start's `toolCallId`), and discovery would have
+//! to read every `events.jsonl` whole on every command to learn which `agentId`s exist (the
+//! session directory holds no per-subagent file; `session.db`'s `workflow_agents` /
+//! `factory_agents` tables are empty in the corpus for this very subagent). A `SourceFile` per
+//! subagent (same path, key `agent:<agentId>`, parent = the session id) is the shape it would
+//! take once discovery may cache what it read per fingerprint.
 //!
 //! Tokens: `inputTokens` includes cache reads (OpenAI `prompt_tokens`), so fresh input =
 //! `inputTokens − cacheReadTokens` (ccusage computes the same); `reasoningTokens` is part of

@@ -11,8 +11,10 @@
 //! - `map`: LangChain messages → events; usage normalization; exit codes.
 //! - `memory`: the `AGENTS.md` memory layers listed as artifacts.
 //!
-//! The database is opened read-only and immutable (no `-wal` / `-shm` created, even in a
-//! read-only directory).
+//! The database is opened read-only through `scry_source::sqlite::open_snapshot` (via
+//! `scry_langgraph::Db`): immutable in place, or, with a live `-wal`, a private copy of database
+//! and WAL, so rows not yet checkpointed are read and nothing (no `-shm`) appears beside the
+//! agent's files.
 
 pub mod discover;
 pub mod map;

@@ -107,6 +107,18 @@ impl Source for PiSource {
         out
     }
 
+    /// The cwd of a first line that is the `session` record (the record the parse takes its
+    /// cwd from: the first `session` line); anything else is left to the parse.
+    fn probe_cwd(&self, file: &SourceFile) -> Option<String> {
+        let head = jsonl::head(&file.path, 64 * 1024)?;
+        let end = head.iter().position(|b| *b == b'\n')?;
+        let first: Value = serde_json::from_slice(head.get(..end)?).ok()?;
+        if str_of(&first, "type") != Some("session") {
+            return None;
+        }
+        str_of(&first, "cwd").map(String::from)
+    }
+
     fn detect(&self, path: &Path) -> Option<SourceFile> {
         let head = jsonl::head(path, 8192)?;
         let text = String::from_utf8_lossy(&head);

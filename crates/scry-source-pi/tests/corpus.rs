@@ -268,3 +268,37 @@ fn dsh_look_alike_headers_are_not_detected() {
         assert!(PiSource.detect(&f.unwrap().path()).is_none());
     }
 }
+
+/// `probe_cwd` (one header line, used to find Aider histories in other agents' cwds) says what
+/// the full parse says for every corpus session, and nothing for a file whose first line is
+/// not the `session` record.
+#[test]
+fn probe_cwd_agrees_with_the_parse() {
+    let mut seen = 0;
+    for home in ["real/home", "third-party"] {
+        let env = Env::with_home(corpus().join(home));
+        for file in PiSource.discover(&env).files {
+            let parsed = PiSource.scan_header(&file).map(|h| h.cwd).ok().flatten();
+            let probed = PiSource.probe_cwd(&file);
+            assert!(
+                probed.is_none() || probed == parsed,
+                "{}",
+                file.path.display()
+            );
+            seen += usize::from(probed.is_some());
+        }
+    }
+    assert!(seen >= 1, "the corpus has pi sessions with a header line");
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("2026-11-30T16-01-50-811Z_x.jsonl");
+    fs::write(
+        &path,
+        "{\"type\":\"model_change\",\"id\":\"a\"}\n{\"type\":\"session\",\"cwd\":\"/x\"}\n",
+    )
+    .unwrap();
+    let file = scry_source::SourceFile::new(scry_model::ProviderId::Pi, "x", &path);
+    assert_eq!(PiSource.probe_cwd(&file), None);
+    fs::write(&path, "{\"type\":\"session\",\"cwd\":\"/x\"}").unwrap();
+    let file = scry_source::SourceFile::new(scry_model::ProviderId::Pi, "x", &path);
+    assert_eq!(PiSource.probe_cwd(&file), None, "no complete line yet");
+}

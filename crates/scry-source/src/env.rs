@@ -12,6 +12,7 @@ pub struct Env {
     home: PathBuf,
     vars: BTreeMap<String, String>,
     cwd: Option<PathBuf>,
+    scope: Option<PathBuf>,
     project_dirs: Vec<PathBuf>,
 }
 
@@ -22,6 +23,7 @@ impl Env {
             home: home.into(),
             vars: BTreeMap::new(),
             cwd: None,
+            scope: None,
             project_dirs: Vec::new(),
         }
     }
@@ -46,6 +48,7 @@ impl Env {
             home,
             vars,
             cwd: std::env::current_dir().ok(),
+            scope: None,
             project_dirs: Vec::new(),
         }
     }
@@ -62,11 +65,26 @@ impl Env {
         self
     }
 
-    /// Forgets the directory scry runs in (builder style): for what must not depend on it, such
-    /// as a watcher started in one directory serving commands run in others.
+    /// Forgets the directory scry runs in and the command's scope (builder style): for what
+    /// must not depend on them, such as a watcher started in one directory serving commands run
+    /// in others.
     pub fn without_cwd(mut self) -> Self {
         self.cwd = None;
+        self.scope = None;
         self
+    }
+
+    /// Sets the directory subtree the command was asked about (`--scope <dir>`, builder style);
+    /// see [`Env::scope`].
+    pub fn with_scope(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.scope = Some(dir.into());
+        self
+    }
+
+    /// The directory a command's `--scope` names, when it names one: providers whose sessions
+    /// live inside project directories (Aider) look in its subtree as they do in [`Env::cwd`]'s.
+    pub fn scope(&self) -> Option<&Path> {
+        self.scope.as_deref()
     }
 
     /// Adds directories configured as holding project-local agent files (builder style); see

@@ -168,6 +168,14 @@ pub trait Source: Send + Sync {
         None
     }
 
+    /// The working directory a full parse of `file` would report, when a small read can tell
+    /// for certain (a header line); `None` when it cannot (the caller then scans the header).
+    /// For callers that need only the cwd of many files (Aider's project directories).
+    fn probe_cwd(&self, file: &SourceFile) -> Option<String> {
+        let _ = file;
+        None
+    }
+
     /// A bounded read for list views: id, cwd, title, times, model, branch. The default parses
     /// the whole session (into a counting sink, so memory stays flat); providers override it
     /// where the format allows a cheaper read.

@@ -7,6 +7,7 @@
 //! from the config file ([`config`]) and flags) live here too, since they run over every
 //! provider.
 
+mod aider_cwds;
 pub mod config;
 pub mod doctor;
 pub mod exclude;
@@ -15,6 +16,7 @@ mod resolve;
 use scry_model::ProviderId;
 use scry_source::{Discovery, Env, Source};
 
+pub use aider_cwds::aider_in_cwds;
 pub use config::ConfigError;
 pub use doctor::{doctor, render_text, DoctorReport};
 pub use exclude::{discover_excluding, ExcludeFlags, Excluded, Exclusions};

@@ -75,6 +75,11 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
         process.with_project_dirs(dirs)
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    // Aider histories live in project directories: a `--scope <dir>` elsewhere is walked too.
+    let env = match scope_dir(&cli.command, &cwd) {
+        Some(dir) if !cli.global.demo => env.with_scope(dir),
+        _ => env,
+    };
     let flags = scry_sources::ExcludeFlags {
         providers: cli.global.exclude_provider.clone(),
         paths: cli.global.exclude_path.clone(),
@@ -97,16 +102,18 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
     };
     crate::catalog::set_exclusions(exclusions);
     scry_query::lease::configure(&env, cli.global.refresh);
+    let query = scry_query::Context {
+        env,
+        cwd,
+        demo: cli.global.demo,
+        no_index: cli.global.no_index,
+        path_refs: opens_paths(&cli.command),
+    };
+    scry_query::aider_cwds::set_index(scry_query::indexed::db_path(&query));
     Ok(Ctx {
         json: cli.global.json,
         color,
-        query: scry_query::Context {
-            env,
-            cwd,
-            demo: cli.global.demo,
-            no_index: cli.global.no_index,
-            path_refs: opens_paths(&cli.command),
-        },
+        query,
     })
 }
 
@@ -118,6 +125,23 @@ fn opens_paths(command: &Command) -> bool {
         command,
         Command::Serve(_) | Command::Web(_) | Command::Mcp(_)
     )
+}
+
+/// The directory a command's `--scope` (or `workspace`'s path) names, when it names an existing
+/// one other than the keywords (`global`, `/`, `cwd`, `.`): discovery walks it for Aider.
+fn scope_dir(command: &Command, cwd: &std::path::Path) -> Option<PathBuf> {
+    let value = match command {
+        Command::List(a) if !a.global => a.scope.as_deref(),
+        Command::Search(a) if !a.global => a.scope.as_deref(),
+        Command::Index(a) if !a.global => a.scope.as_deref(),
+        Command::Workspace(a) => a.path.as_deref(),
+        _ => None,
+    }?;
+    if matches!(value, "global" | "/" | "cwd" | ".") {
+        return None;
+    }
+    let dir = cwd.join(value);
+    dir.is_dir().then_some(dir)
 }
 
 /// `--exclude-project` relative to the current directory becomes absolute; `~/…` and absolute

@@ -8,6 +8,7 @@ mod agent_continue;
 mod agent_copilot;
 mod agent_kilo;
 mod agent_qwen;
+mod agents21_rest;
 mod browser;
 mod demo;
 mod door_parity;

@@ -1,0 +1,206 @@
+//! Aider histories in the project directories other agents' sessions name as their working
+//! directory (issue 21), added to a [`Catalog`] after the ordinary discovery.
+//!
+//! The directories are the `cwd` of every discovered session of another provider, the same set
+//! with and without the index (S-I4):
+//! - a file whose discovery already knows it (`cwd_hint`) gives it for free;
+//! - with the index ([`set_index`]), a file whose size and mtime match its stored row gives the
+//!   stored header's cwd (one query for all files); under a live watcher's lease covering this
+//!   process the stored cwds are current, so they are read as one `SELECT DISTINCT`;
+//! - any other file (no index, `--no-index`, new or changed since the last refresh) is header
+//!   scanned (`Source::scan_header`, a few threads), whose cwd is the one a full parse gives.
+//!
+//! Then one stat of `<cwd>/.aider.chat.history.md` per distinct directory
+//! ([`scry_sources::aider_in_cwds`]).
+
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use scry_model::ProviderId;
+use scry_source::{Env, SourceFile};
+use scry_store::Store;
+
+use crate::catalog::{exclusions, Catalog};
+
+/// The index the working directories may be read from: unset or `None` means header scans.
+static INDEX: OnceLock<Option<PathBuf>> = OnceLock::new();
+
+/// Sets where this process's index lives (`None` with `--no-index`; first call wins).
+pub fn set_index(path: Option<PathBuf>) {
+    let _ = INDEX.set(path);
+}
+
+/// Adds to `catalog` the Aider sessions in the working directories of the other providers'
+/// sessions, whichever providers the catalog holds: those `--provider` left out are discovered
+/// here for their working directories (their files are not added), so `list --provider aider`
+/// lists what `list` does.
+pub(crate) fn add(catalog: &mut Catalog, env: &Env) {
+    if !catalog.providers.contains(&ProviderId::Aider) {
+        return;
+    }
+    // Providers left out by `--provider` are discovered here, for their cwds only.
+    let missing: Vec<ProviderId> = catalog
+        .sources()
+        .iter()
+        .map(|s| s.id())
+        .filter(|p| *p != ProviderId::Aider && !catalog.providers.contains(p))
+        .collect();
+    let others: Vec<SourceFile> = if missing.is_empty() {
+        Vec::new()
+    } else {
+        scry_sources::discover_excluding(catalog.sources(), env, &missing, exclusions())
+            .into_iter()
+            .flat_map(|pd| pd.discovery.files)
+            .collect()
+    };
+    let files = catalog
+        .files
+        .iter()
+        .chain(&others)
+        .filter(|f| f.provider != ProviderId::Aider);
+    let mut cwds: BTreeSet<String> = BTreeSet::new();
+    let mut unknown: Vec<&SourceFile> = Vec::new();
+    for f in files {
+        match &f.cwd_hint {
+            Some(c) => {
+                cwds.insert(c.clone());
+            }
+            None => unknown.push(f),
+        }
+    }
+    if !unknown.is_empty() {
+        let store = INDEX
+            .get()
+            .and_then(Option::as_ref)
+            .filter(|p| p.is_file())
+            .and_then(|p| Store::open(p).ok());
+        let rest = match &store {
+            Some(store) => from_index(store, &unknown, &mut cwds),
+            None => unknown,
+        };
+        scan(catalog, &rest, &mut cwds);
+    }
+    let found = scry_sources::aider_in_cwds(
+        cwds.iter().map(String::as_str),
+        &catalog.files,
+        exclusions(),
+    );
+    catalog.files.extend(found.files);
+    catalog.warnings.extend(found.warnings);
+}
+
+/// The stored cwds of `files` that the index holds unchanged, into `cwds`; returns the files it
+/// could not answer for.
+fn from_index<'a>(
+    store: &Store,
+    files: &[&'a SourceFile],
+    cwds: &mut BTreeSet<String>,
+) -> Vec<&'a SourceFile> {
+    if crate::lease::covers(store) {
+        let distinct = store.connection().prepare(
+            "SELECT DISTINCT provider, cwd FROM sessions \
+             WHERE live = 1 AND provider != 'aider' AND cwd IS NOT NULL",
+        );
+        if let Ok(mut stmt) = distinct {
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)));
+            if let Ok(rows) = rows {
+                let ex = exclusions();
+                cwds.extend(rows.flatten().filter_map(|(p, c)| {
+                    let kept = p
+                        .parse::<ProviderId>()
+                        .is_ok_and(|p| !ex.excludes_provider(p));
+                    kept.then_some(c)
+                }));
+                return Vec::new();
+            }
+        }
+    }
+    // A merge of two lists sorted by (path, key): the index's rows in its `UNIQUE(path, key)`
+    // order and the files; no hashing, no copy of a row that matches nothing.
+    let mut files: Vec<(std::borrow::Cow<'_, str>, &str, &'a SourceFile)> = files
+        .iter()
+        .map(|f| (f.path.to_string_lossy(), f.key.as_deref().unwrap_or(""), *f))
+        .collect();
+    files.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    let mut known = vec![false; files.len()];
+    let query = store.connection().prepare(
+        "SELECT f.path, f.key, f.size, f.mtime_ns, s.cwd FROM files f \
+         JOIN sessions s ON s.sid = f.sid WHERE f.live = 1 AND f.provider != 'aider' \
+         ORDER BY f.path, f.key",
+    );
+    if let Ok(mut stmt) = query {
+        if let Ok(mut rows) = stmt.query([]) {
+            let mut i = 0;
+            while let Ok(Some(row)) = rows.next() {
+                let (Ok(path), Ok(key)) = (row.get_ref(0), row.get_ref(1)) else {
+                    continue;
+                };
+                let (Ok(path), Ok(key)) = (path.as_str(), key.as_str()) else {
+                    continue;
+                };
+                while i < files.len() && (files[i].0.as_ref(), files[i].1) < (path, key) {
+                    i += 1;
+                }
+                let Some((p, k, f)) = files.get(i) else { break };
+                if (p.as_ref(), *k) != (path, key) {
+                    continue;
+                }
+                let size = row.get::<_, i64>(2).unwrap_or(-1);
+                let mtime = row.get::<_, i64>(3).unwrap_or(-1);
+                if size as u64 == f.size && mtime == f.mtime_ns {
+                    known[i] = true;
+                    if let Ok(Some(c)) = row.get_ref(4).map(|v| v.as_str_or_null().ok().flatten()) {
+                        if !cwds.contains(c) {
+                            cwds.insert(c.to_string());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    files
+        .iter()
+        .zip(known)
+        .filter(|(_, k)| !k)
+        .map(|((_, _, f), _)| *f)
+        .collect()
+}
+
+/// The cwds of `files` into `cwds`, on a few threads: [`scry_source::Source::probe_cwd`] where
+/// a provider can tell from a header line, else a header scan (failures say nothing here: the
+/// command reading those files reports them).
+fn scan(catalog: &Catalog, files: &[&SourceFile], cwds: &mut BTreeSet<String>) {
+    if files.is_empty() {
+        return;
+    }
+    let next = AtomicUsize::new(0);
+    let found: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8)
+        .min(files.len());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(file) = files.get(i) else { break };
+                let Ok(source) = catalog.source(file.provider) else {
+                    continue;
+                };
+                let cwd = catch_unwind(AssertUnwindSafe(|| {
+                    source
+                        .probe_cwd(file)
+                        .or_else(|| source.scan_header(file).ok()?.cwd)
+                }));
+                if let (Ok(Some(c)), Ok(mut set)) = (cwd, found.lock()) {
+                    set.insert(c);
+                }
+            });
+        }
+    });
+    cwds.extend(found.into_inner().unwrap_or_default());
+}
