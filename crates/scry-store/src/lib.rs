@@ -54,6 +54,7 @@
 //! session read from the index, and `live` says whether its source was present at the last
 //! refresh (S-Q1, S-I6). Everything else equals the direct parse.
 
+mod archive;
 mod block;
 mod codec;
 mod error;
@@ -73,6 +74,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags};
 use scry_source::Env;
 
+pub use archive::{archive_at, ArchiveStats, ArchivedRow};
 pub use codec::aux_text;
 pub use error::{Result, StoreError};
 pub use facts::{LayerVersions, SessionFacts};

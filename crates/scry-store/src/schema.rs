@@ -177,7 +177,15 @@ fn up_to_date(conn: &Connection, versions: crate::LayerVersions) -> Result<bool>
             |r| r.get(0),
         )
         .map_err(StoreError::db("read schema"))?;
+    let archive_table: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'archived'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(StoreError::db("read schema"))?;
     Ok(fingerprint_index == 1
+        && archive_table == 1
         && meta_get(conn, "schema_version")? == Some(SCHEMA_VERSION)
         && meta_get(conn, "parser_version")? == Some(PARSER_VERSION)
         && meta_get(conn, "extractor_version")? == Some(versions.extractor)
@@ -239,6 +247,10 @@ pub(crate) fn ensure(conn: &mut Connection, versions: crate::LayerVersions) -> R
     // vanished check reads every live source, without walking the table's overflow pages.
     tx.execute_batch(FILES_FINGERPRINT_INDEX)
         .map_err(StoreError::db("create fingerprint index"))?;
+    // Added without a schema bump (issue 20): when each archived session's source was found
+    // gone. A bump would rebuild the index from the sources and lose every archived session.
+    tx.execute_batch(crate::archive::DDL)
+        .map_err(StoreError::db("create archive table"))?;
     if meta_get(&tx, "extractor_version")? != Some(versions.extractor) {
         tx.execute("DELETE FROM facts", [])
             .map_err(StoreError::db("clear facts"))?;

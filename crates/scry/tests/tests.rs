@@ -8,6 +8,7 @@ mod agent_continue;
 mod agent_copilot;
 mod agent_kilo;
 mod agent_qwen;
+mod archive;
 mod browser;
 mod demo;
 mod errors;

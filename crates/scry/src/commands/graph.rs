@@ -33,6 +33,7 @@ pub fn resolve_uri(catalog: &Catalog, reference: &str) -> Option<String> {
 /// Runs `scry graph`.
 pub fn run(ctx: &Ctx, args: &GraphArgs) -> CliResult<Output> {
     let mut l = loaded::load(ctx, &args.id)?;
+    scry_query::archive::include(ctx, &mut l.catalog);
     // The L3 candidates from the index when it holds this session, else from the read.
     let candidates = super::ledger_commands::use_index(ctx, &mut l)
         .unwrap_or_else(|| reference_candidates(&l.session));

@@ -34,6 +34,8 @@ pub fn run(ctx: &Ctx, args: &TraceArgs) -> CliResult<Output> {
         let (extra, _) = catalog.scan(&[&file]);
         headers.extend(extra.into_iter().map(|e| e.header));
     }
+    let archived = scry_query::archive::headers(ctx, &catalog, &headers);
+    headers.extend(archived);
     let lineages = Lineages::new(&headers);
     let trace = lineages.trace(&uri).ok_or_else(|| {
         CliError::new(

@@ -51,6 +51,7 @@ pub fn all() -> Vec<ToolSpec> {
                     "since": since_prop(),
                     "kind": {"type": "string", "enum": ["main", "subagent", "exec", "all"], "description": "Session kinds; default: main sessions with children folded"},
                     "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "Sessions to consider (default 20)"},
+                    "archived": {"type": "boolean", "description": "Include sessions whose source the agent deleted, kept by the index (live: false)"},
                 })
             },
             required: &[],
@@ -98,6 +99,7 @@ pub fn all() -> Vec<ToolSpec> {
                     "query": {"type": "string", "description": "Literal text (spaces are not split) or a regex with regex=true"},
                     "regex": {"type": "boolean"},
                     "case": {"type": "boolean", "description": "Match case exactly"},
+                    "live_only": {"type": "boolean", "description": "Leave out sessions whose source is gone (searched by default)"},
                     "area": {"type": "string", "enum": ["dialogue", "tools", "artifacts", "all"], "description": "Which content (default dialogue; tools = tool calls and outputs)"},
                     "kind": {"type": "string", "description": "Only these event kinds, comma-separated: user, assistant, thinking, tool_call, tool_result, …"},
                     "session": {"type": "string", "description": "Search only this session (any session reference)"},
@@ -258,6 +260,9 @@ pub fn argv(
                 "limit",
                 integer(args, "limit")?.map(|n| n.to_string()),
             );
+            if boolean(args, "archived")? {
+                v.push("--archived".into());
+            }
         }
         "read" => {
             flag(&mut v, "event", string(args, "event")?);
@@ -298,6 +303,9 @@ pub fn argv(
             }
             if boolean(args, "case")? {
                 v.push("--case".into());
+            }
+            if boolean(args, "live_only")? {
+                v.push("--live-only".into());
             }
             v.push("--".into());
             v.push(string(args, "query")?.unwrap_or_default());
