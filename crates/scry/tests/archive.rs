@@ -378,3 +378,97 @@ fn subagent_stays_under_its_archived_parent() {
         "{t}"
     );
 }
+
+/// Starts `scry serve --port 0` on `home` with the index `db`.
+fn serve(home: &Path, db: &Path) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_scry"))
+        .env_clear()
+        .env("HOME", home)
+        .env("TZ", "UTC")
+        .env("SCRY_DB", db)
+        .current_dir(home)
+        .args(["serve", "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start scry serve")
+}
+
+fn get_json(addr: &str, path: &str) -> Value {
+    let (status, _, body) = crate::util::http_get(addr, path, std::time::Duration::from_secs(60));
+    assert_eq!(status, 200, "{path}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}"))
+}
+
+#[test]
+fn archived_sessions_are_served_and_survive_an_older_index() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let db = dir.path().join("index.db");
+    std::fs::create_dir_all(&home).expect("mkdir");
+    let run = |args: &[&str]| {
+        let out = scry_env(&home, &home, &[("SCRY_DB", &db)], args);
+        out.assert_no_panic();
+        out
+    };
+    let id = "arch-served-0001";
+    let path = crate::util::claude_session(&home, id, "/w/s", 3);
+    let uri = format!("claude:{id}");
+    let before = run(&["digest", &uri, "--json"]);
+    assert_eq!(before.code, 0, "{}", before.render());
+    let commands_before = run(&["commands", &uri, "--json"]);
+    std::fs::remove_file(&path).expect("rm");
+
+    // The ledgers, digest and export read it from the index.
+    let after = run(&["digest", &uri, "--json"]);
+    assert_eq!(after.code, 0, "{}", after.render());
+    assert_eq!(strip(&after.json()), strip(&before.json()));
+    let commands_after = run(&["commands", &uri, "--json"]);
+    assert_eq!(
+        strip(&commands_after.json()),
+        strip(&commands_before.json())
+    );
+    let export = run(&["export", &uri]);
+    assert_eq!(export.code, 0, "{}", export.render());
+    assert!(export.stdout.contains("prompt 2"), "{}", export.render());
+
+    // HTTP: the session, the list with kind=all and search all serve it with live: false.
+    let mut child = serve(&home, &db);
+    let addr = crate::util::announced_addr(&mut child);
+    let shown = get_json(&addr, &format!("/v1/sessions/{uri}"));
+    assert_eq!(shown["session"]["live"], false, "{shown}");
+    assert_eq!(shown["session"]["uri"], uri.as_str());
+    let listed = get_json(&addr, "/v1/sessions?global=true&kind=all");
+    let row = &listed["sessions"][0];
+    assert_eq!(row["uri"], uri.as_str(), "{listed}");
+    assert_eq!(row["live"], false, "{listed}");
+    assert!(row["deleted"].is_string(), "{listed}");
+    let found = get_json(&addr, "/v1/search?q=second%20line&global=true");
+    assert_eq!(found["sessions"][0]["session"]["live"], false, "{found}");
+    let none = get_json(
+        &addr,
+        "/v1/search?q=second%20line&global=true&live_only=true",
+    );
+    assert_eq!(none["sessions"].as_array().map(Vec::len), Some(0), "{none}");
+    let headers = get_json(&addr, &format!("/v1/headers?ids={uri}"));
+    assert_eq!(headers["results"][0]["session"]["live"], false, "{headers}");
+    let _ = child.kill();
+    let _ = child.wait();
+
+    // An index made before the `archived` table existed (schema 8 as the previous release
+    // wrote it): opened by this build, it keeps its archived session, dated by the source's
+    // last mtime.
+    {
+        let conn = rusqlite::Connection::open(&db).expect("open index");
+        conn.execute_batch("DROP TABLE archived").expect("drop");
+    }
+    let listed = run(&["list", "--global", "--archived", "--json"]);
+    assert_eq!(listed.code, 0, "{}", listed.render());
+    let v = listed.json();
+    let row = &v["sessions"][0];
+    assert_eq!(row["uri"], uri.as_str(), "{v}");
+    assert_eq!(row["live"], false, "{v}");
+    assert_eq!(row["deleted"], row["last_seen"], "{v}");
+    let again = run(&["digest", &uri, "--json"]);
+    assert_eq!(strip(&again.json()), strip(&before.json()));
+}
