@@ -162,7 +162,8 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
             .collect(),
         _ => Vec::new(),
     };
-    if let Some(store) = store.as_ref().filter(|_| !with_archived) {
+    // The SQL page when there is nothing archived to merge.
+    if let Some(store) = store.as_ref().filter(|_| archived.is_empty()) {
         let ask = crate::list_sql::Ask {
             scope: &scope,
             since,
