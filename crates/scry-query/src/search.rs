@@ -233,7 +233,9 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let response = match resp {
         Some(r) => r,
         None => {
-            req.filter.live = Some(true);
+            // As the index path sets it (every parsed session is live): the cursor binds the
+            // filter, so both paths must give the same one.
+            req.filter.live = q.live_only.then_some(true);
             let sessions = parse_all(&catalog, &files);
             search_direct(&sessions, &req).map_err(|e| with_query(store_error(&e), &req))?
         }

@@ -56,6 +56,7 @@
 
 mod archive;
 mod block;
+mod carry;
 mod codec;
 mod error;
 mod facts;
@@ -157,7 +158,7 @@ impl Store {
         // Judged read-only before the first write (the WAL switch below rewrites the header).
         let owner = integrity::ownership(path)?;
         let ctx = format!("{}", path.display());
-        let mut conn = Connection::open_with_flags(
+        let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
                 | OpenFlags::SQLITE_OPEN_CREATE
@@ -193,13 +194,18 @@ impl Store {
         })
         .map_err(|e| StoreError::db(format!("configure {ctx}"))(e).in_index(path))?;
         conn.set_prepared_statement_cache_capacity(64);
-        schema::ensure(&mut conn, versions).map_err(|e| e.in_index(path))?;
-        Ok(Store {
+        let mut store = Store {
             conn,
             path: path.to_path_buf(),
             versions,
             busy_wait: std::cell::Cell::new(BUSY_TIMEOUT),
-        })
+        };
+        // Archived sessions have no source to rebuild from: read before a schema change drops
+        // the tables, written back after (issue 20).
+        let carried = carry::carry_out(&store);
+        schema::ensure(&mut store.conn, versions).map_err(|e| e.in_index(path))?;
+        carry::carry_in(&store, carried).map_err(|e| e.in_index(path))?;
+        Ok(store)
     }
 
     /// How long a statement waits for another connection's lock before failing with an error

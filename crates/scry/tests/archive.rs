@@ -471,4 +471,30 @@ fn archived_sessions_are_served_and_survive_an_older_index() {
     assert_eq!(row["deleted"], row["last_seen"], "{v}");
     let again = run(&["digest", &uri, "--json"]);
     assert_eq!(strip(&again.json()), strip(&before.json()));
+
+    // Another schema version (a release whose layout differs): the index is rebuilt from the
+    // sources, and the archived session, which has none, is carried across.
+    {
+        let conn = rusqlite::Connection::open(&db).expect("open index");
+        conn.execute_batch("UPDATE meta SET value = 7 WHERE key = 'schema_version'")
+            .expect("downgrade");
+    }
+    let listed = run(&["list", "--global", "--archived", "--json"]);
+    assert_eq!(listed.code, 0, "{}", listed.render());
+    let v = listed.json();
+    assert_eq!(v["sessions"][0]["uri"], uri.as_str(), "{v}");
+    assert_eq!(v["sessions"][0]["live"], false, "{v}");
+    let version: i64 = rusqlite::Connection::open(&db)
+        .expect("open index")
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'schema_version'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("version");
+    assert_eq!(version, scry_store::SCHEMA_VERSION);
+    let again = run(&["digest", &uri, "--json"]);
+    assert_eq!(strip(&again.json()), strip(&before.json()));
+    let found = run(&["search", "second line", "--global", "--json"]);
+    assert_eq!(found.json()["sessions"][0]["session"]["live"], false);
 }
