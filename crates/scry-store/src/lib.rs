@@ -21,7 +21,7 @@
 //!   64 KB only when those changed) and re-parses only what changed; files that grew are
 //!   continued from the last safe point when the provider supports resuming
 //!   ([`scry_source::Source::parse_into_from`]); sources that vanished stay as `live: false`
-//!   until [`Store::prune`].
+//!   until [`Store::prune`] / [`Store::prune_archived`]; [`Store::archived`] lists them.
 //! - Reading: [`Store::session`], [`Store::header`], [`Store::headers`] / [`Store::count`]
 //!   with a [`SessionFilter`], [`Store::events`] (a seq window), [`Store::warnings`].
 //! - Search: [`Store::search`] across sessions and [`Store::search_session`] within one, plus
@@ -45,7 +45,7 @@
 //! - `index [--all] [--force] [--prune]`: discover, then [`Store::refresh`] with
 //!   [`RefreshOptions::complete`] (or [`RefreshOptions::partial`] for a scope or one session;
 //!   `force` for `--force`), drawing a bar from [`Progress::done`] / [`Progress::total`];
-//!   then [`Store::prune`] for `--prune`. Report [`RefreshReport::failed`] as warnings.
+//!   then [`Store::prune_archived`] for `--prune` (`--older-than`, `--dry-run`). Report [`RefreshReport::failed`] as warnings.
 //! - `--no-index`: parse the sessions and call [`search_direct`] / [`search_session_direct`] /
 //!   [`SessionFilter::matches`]; the answers equal the indexed ones.
 //! - Errors: [`StoreError::code`] gives the S-Q7 code; `code().exit_code()` the CLI exit code.

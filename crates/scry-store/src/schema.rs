@@ -2,7 +2,9 @@
 //!
 //! Four version numbers, each owning one layer:
 //! - [`SCHEMA_VERSION`]: the table layout. A change drops every table and rebuilds from the
-//!   sources (the sources can rebuild everything; there are no migrations).
+//!   sources (there are no migrations), except the archived sessions (source gone, S-I6), which
+//!   no source can rebuild: [`crate::carry`] reads them before the drop and writes them after.
+//!   The `archived` table (when each was found gone) was added without a change.
 //! - [`PARSER_VERSION`]: L1 (sessions, events, warnings). Stored per file; a file indexed by
 //!   another parser version is re-parsed on the next refresh.
 //! - [`EXTRACTOR_VERSION`]: L2 facts. A change clears the `facts` table, which the facts layer
