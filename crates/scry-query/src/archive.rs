@@ -53,6 +53,13 @@ fn kept(row: &ArchivedRow, file: &SourceFile) -> bool {
     ex.check(file).is_none() && !in_excluded_project
 }
 
+/// Whether the session of an index row marked `live: false` is gone: its file is, or (a
+/// session inside a multi-session store) the store no longer lists it. A single-session file
+/// that exists but is not discovered (opened by path, outside every root) is not archived.
+fn source_gone(row: &ArchivedRow) -> bool {
+    !row.key.is_empty() || !std::path::Path::new(&row.path).exists()
+}
+
 /// The archived sessions of the index (after exclusions) with their source files; empty when
 /// the index cannot answer.
 pub fn rows(store: &Store) -> Vec<(ArchivedRow, SourceFile)> {
@@ -60,6 +67,7 @@ pub fn rows(store: &Store) -> Vec<(ArchivedRow, SourceFile)> {
         .archived()
         .unwrap_or_default()
         .into_iter()
+        .filter(source_gone)
         .map(|r| {
             let f = source_file(&r);
             (r, f)
@@ -145,7 +153,7 @@ pub fn include(ctx: &Context, catalog: &mut Catalog) {
 
 /// The archived row of `file` when its source is gone and the index keeps it archived.
 pub fn lookup(store: &Store, file: &SourceFile) -> Option<ArchivedRow> {
-    if file.path.exists() {
+    if file.key.is_none() && file.path.exists() {
         return None;
     }
     store

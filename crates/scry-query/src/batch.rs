@@ -52,7 +52,7 @@ pub fn headers(ctx: &Context, references: &[String]) -> QueryResult<Batch> {
 
 fn one(ctx: &Context, catalog: &Catalog, reference: &str) -> QueryResult<(Header, String)> {
     let file = catalog.resolve_ref(ctx, reference)?;
-    if !file.path.exists() {
+    if file.key.is_some() || !file.path.exists() {
         // Archived (S-I6): the header the index keeps.
         if let Some(store) = crate::indexed::open(ctx)? {
             if crate::archive::lookup(&store, &file).is_some() {
