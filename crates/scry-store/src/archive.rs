@@ -21,8 +21,11 @@ use crate::refresh::BATCH_TIME;
 use crate::Store;
 
 /// Created with the schema and on opening an index made before it existed.
+/// `files_gone`: the sources marked gone, so listing the archive reads those rows only (a scan
+/// of the 20k-row covering index took ~2 ms warm, ~165 ms cold; the partial index ~0.01 ms).
 pub(crate) const DDL: &str =
-    "CREATE TABLE IF NOT EXISTS archived(sid INTEGER PRIMARY KEY, gone INTEGER NOT NULL);";
+    "CREATE TABLE IF NOT EXISTS archived(sid INTEGER PRIMARY KEY, gone INTEGER NOT NULL);
+     CREATE INDEX IF NOT EXISTS files_gone ON files(sid) WHERE live = 0;";
 
 /// Records that the source of `sid` was found gone now (kept when already recorded).
 pub(crate) fn mark_gone(tx: &Connection, sid: Option<i64>) -> Result<()> {
