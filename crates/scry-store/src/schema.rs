@@ -181,13 +181,13 @@ fn up_to_date(conn: &Connection, versions: crate::LayerVersions) -> Result<bool>
         .map_err(StoreError::db("read schema"))?;
     let archive_table: i64 = conn
         .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'archived'",
+            "SELECT count(*) FROM sqlite_master WHERE name IN ('archived', 'files_gone')",
             [],
             |r| r.get(0),
         )
         .map_err(StoreError::db("read schema"))?;
     Ok(fingerprint_index == 1
-        && archive_table == 1
+        && archive_table == 2
         && meta_get(conn, "schema_version")? == Some(SCHEMA_VERSION)
         && meta_get(conn, "parser_version")? == Some(PARSER_VERSION)
         && meta_get(conn, "extractor_version")? == Some(versions.extractor)
