@@ -52,6 +52,16 @@ pub fn headers(ctx: &Context, references: &[String]) -> QueryResult<Batch> {
 
 fn one(ctx: &Context, catalog: &Catalog, reference: &str) -> QueryResult<(Header, String)> {
     let file = catalog.resolve_ref(ctx, reference)?;
+    if file.key.is_some() || !file.path.exists() {
+        // Archived (S-I6): the header the index keeps.
+        if let Some(store) = crate::indexed::open(ctx)? {
+            if crate::archive::lookup(&store, &file).is_some() {
+                if let Ok(h) = store.header(&file) {
+                    return Ok((h, crate::fingerprint_text(&file.path)));
+                }
+            }
+        }
+    }
     let (entries, warnings) = catalog.scan(&[&file]);
     match entries.into_iter().next() {
         Some(e) => Ok((e.header, crate::fingerprint_text(&file.path))),

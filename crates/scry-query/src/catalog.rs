@@ -120,11 +120,16 @@ impl Catalog {
     /// directory is refused before anything opens it), ids otherwise. Exclusions hold either
     /// way: a file recognized by path is refused when it would have been excluded from
     /// discovery.
+    /// Without a match, the archived sessions of the index are tried ([`crate::archive`]).
     pub fn resolve_ref(&self, ctx: &Context, reference: &str) -> QueryResult<SourceFile> {
-        if !ctx.path_refs {
-            return self.resolve(reference);
-        }
-        self.admit(reference, resolve(reference, &self.files, &self.sources)?)
+        let found = if ctx.path_refs {
+            resolve(reference, &self.files, &self.sources)
+                .map_err(QueryError::from)
+                .and_then(|f| self.admit(reference, f))
+        } else {
+            self.resolve(reference)
+        };
+        found.or_else(|e| crate::archive::fallback(ctx, self, reference, e))
     }
 
     /// `file` when the exclusions in force keep it, else not found (as if never discovered):

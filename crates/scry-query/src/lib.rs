@@ -28,6 +28,7 @@
 //! as a direct parse says them, so output is identical with and without the index (SPEC P2).
 
 pub mod aider_cwds;
+pub mod archive;
 pub mod batch;
 pub mod catalog;
 pub mod error;
@@ -103,6 +104,10 @@ pub struct Availability {
     pub live: bool,
     /// The index holds the session.
     pub persisted: bool,
+    /// An archived session (source gone, read from the index): when and where it was last
+    /// seen / found gone (S-I6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archived: Option<archive::Mark>,
 }
 
 /// The source fingerprint a result was computed from (S-Q3) and a cursor binds: a hash of the

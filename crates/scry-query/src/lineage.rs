@@ -38,6 +38,8 @@ pub fn lineage(ctx: &Context, reference: &str) -> QueryResult<Lineage> {
         let (extra, _) = catalog.scan(&[&file]);
         headers.extend(extra.into_iter().map(|e| e.header));
     }
+    let archived = crate::archive::headers(ctx, &catalog, &headers);
+    headers.extend(archived);
     let trace = Lineages::new(&headers).trace(&uri).ok_or_else(|| {
         QueryError::new(
             ErrorCode::SessionNotFound,

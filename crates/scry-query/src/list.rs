@@ -31,6 +31,9 @@ pub struct ListQuery {
     pub limit: usize,
     /// Continue after a previous page (`next_cursor`).
     pub cursor: Option<String>,
+    /// Include archived sessions (source gone, kept by the index: S-I6); `--kind all`
+    /// includes them too.
+    pub archived: bool,
 }
 
 /// One row: a session and the children folded under it.
@@ -78,12 +81,36 @@ pub struct SessionList {
     pub warnings: Vec<Warning>,
     /// The cursor of the next page.
     pub next_cursor: Option<String>,
+    /// The archived rows of this page, by their primary source: when each was last seen and
+    /// found gone.
+    pub archived: HashMap<std::path::PathBuf, crate::archive::Mark>,
 }
 
 impl SessionList {
-    /// The JSON contract of `list --json`.
+    /// The archive mark of `row` when it is an archived session.
+    pub fn mark(&self, row: &SessionRow) -> Option<&crate::archive::Mark> {
+        if row.header.live {
+            return None;
+        }
+        row.header
+            .sources
+            .first()
+            .and_then(|p| self.archived.get(p))
+    }
+
+    /// The JSON contract of `list --json` (an archived row adds `last_seen` and `deleted`).
     pub fn to_json(&self) -> Value {
-        let sessions: Vec<Value> = self.rows.iter().map(SessionRow::to_json).collect();
+        let sessions: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let mut v = r.to_json();
+                if let Some(m) = self.mark(r) {
+                    m.add_to(&mut v);
+                }
+                v
+            })
+            .collect();
         json!({
             "sessions": sessions,
             "total": self.total,
@@ -126,7 +153,17 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
         .collect();
     let store = crate::indexed::refreshed(ctx, &catalog, &candidates)?;
-    if let Some(store) = &store {
+    let with_archived = q.archived || q.kind == Some(KindFilter::All);
+    // Archived sessions come from the index only (a separate query, merged below).
+    let archived: Vec<(Entry, crate::archive::Mark)> = match &store {
+        Some(s) if with_archived => crate::archive::entries(s)
+            .into_iter()
+            .filter(|(e, _)| providers.is_empty() || providers.contains(&e.header.provider))
+            .collect(),
+        _ => Vec::new(),
+    };
+    // The SQL page when there is nothing archived to merge.
+    if let Some(store) = store.as_ref().filter(|_| archived.is_empty()) {
         let ask = crate::list_sql::Ask {
             scope: &scope,
             since,
@@ -144,6 +181,7 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
                 hidden: page.hidden,
                 warnings: catalog.warnings,
                 next_cursor,
+                archived: HashMap::new(),
             });
         }
     }
@@ -151,8 +189,15 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
     let mut warnings = catalog.warnings.clone();
     warnings.append(&mut listed.warnings);
 
+    let mut marks: HashMap<std::path::PathBuf, crate::archive::Mark> = HashMap::new();
     let mut entries: Vec<Entry> = std::mem::take(&mut listed.entries)
         .into_iter()
+        .chain(archived.into_iter().map(|(e, m)| {
+            if let Some(p) = e.header.sources.first() {
+                marks.insert(p.clone(), m);
+            }
+            e
+        }))
         .filter(|e| scope.contains(e.header.cwd.as_deref()))
         .filter(|e| since.is_none_or(|s| e.header.updated.is_some_and(|u| u >= s)))
         .collect();
@@ -191,6 +236,7 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         hidden,
         warnings,
         next_cursor,
+        archived: marks,
     })
 }
 
@@ -214,8 +260,8 @@ fn next_cursor(key: u64, offset: usize, limit: usize, total: usize) -> Option<St
 /// What a list cursor binds: every filter and the page size (not the position).
 fn query_key(q: &ListQuery, scope: &Scope) -> u64 {
     let key = format!(
-        "{scope:?}|{:?}|{:?}|{:?}|{}",
-        q.provider, q.since, q.kind, q.limit
+        "{scope:?}|{:?}|{:?}|{:?}|{}|{}",
+        q.provider, q.since, q.kind, q.limit, q.archived
     );
     xxhash_rust::xxh3::xxh3_64(key.as_bytes())
 }

@@ -105,6 +105,15 @@ pub fn read(ctx: &Context, req: &ReadRequest) -> QueryResult<TurnPage> {
     let want = want(&req.selector)?;
     let cursor = req.cursor.as_deref().map(Cursor::decode).transpose()?;
     let opened = session_read::open(ctx, &req.id)?;
+    if req.raw && opened.archived.is_some() {
+        // The index keeps normalized events, not the source's bytes (they would not fit the
+        // index's budget of half the sources' size).
+        return Err(crate::archive::gone(
+            &format!("{}:{}", opened.file.provider, opened.file.id),
+            &opened.file.path,
+            "and the index keeps its events, not the raw records: read it without --raw",
+        ));
+    }
     let fingerprint = crate::source_fingerprint(&opened.file.path);
     let uri = format!("{}:{}", opened.file.provider, opened.file.id);
     let selection = req.selection_key();

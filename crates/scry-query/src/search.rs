@@ -59,6 +59,9 @@ pub struct SearchQuery {
     pub include_self: bool,
     /// Continue after a previous page.
     pub cursor: Option<String>,
+    /// Leave out archived sessions (source gone, kept by the index: S-I6); they are searched
+    /// by default.
+    pub live_only: bool,
 }
 
 impl Default for SearchQuery {
@@ -82,6 +85,7 @@ impl Default for SearchQuery {
             sort: SortOrder::Relevance,
             include_self: false,
             cursor: None,
+            live_only: false,
         }
     }
 }
@@ -95,6 +99,9 @@ pub struct SearchResult {
     pub session: Option<Header>,
     /// Source fingerprint of each session in `response.sessions`, in order (S-Q3).
     pub fingerprints: Vec<String>,
+    /// For each session in `response.sessions`, in order: when its source was found gone
+    /// (`None` for a live session).
+    pub deleted: Vec<Option<Timestamp>>,
 }
 
 impl SearchResult {
@@ -105,15 +112,20 @@ impl SearchResult {
             .sessions
             .iter()
             .zip(&self.fingerprints)
-            .map(|(s, fp)| {
-                json!({
-                    "session": render::header_json(&indexed::normalize(s.header.clone())),
+            .enumerate()
+            .map(|(i, (s, fp))| {
+                let mut v = json!({
+                    "session": render::header_json(&crate::archive::shown(s.header.clone())),
                     "fingerprint": fp,
                     "score": s.score,
                     "hit_count": s.hit_count,
                     "hits": s.hits,
                     "has_more_hits": s.has_more_hits,
-                })
+                });
+                if let Some(Some(t)) = self.deleted.get(i) {
+                    v["deleted"] = json!(t);
+                }
+                v
             })
             .collect();
         let mut out = json!({
@@ -124,7 +136,7 @@ impl SearchResult {
             "next_cursor": r.next_cursor,
         });
         if let Some(h) = &self.session {
-            out["session"] = render::header_json(&indexed::normalize(h.clone()));
+            out["session"] = render::header_json(&crate::archive::shown(h.clone()));
         }
         out
     }
@@ -142,7 +154,7 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let mut catalog = Catalog::discover(&ctx.env, &providers);
     let mut req = request(ctx, q, &providers)?;
     let scope = Scope::parse(q.scope.as_deref(), q.global, &ctx.cwd, true, !ctx.demo)?;
-    let files: Vec<SourceFile> = match &q.session {
+    let mut files: Vec<SourceFile> = match &q.session {
         Some(id) => vec![catalog.resolve_ref(ctx, id)?],
         // Moved out, not copied: only the sources and the files in scope are used below.
         None => std::mem::take(&mut catalog.files)
@@ -160,9 +172,29 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
         }
     }
     let mut resp = None;
+    let mut gone: std::collections::HashMap<std::path::PathBuf, Option<Timestamp>> =
+        std::collections::HashMap::new();
     if let Some(mut store) = indexed::open(ctx)? {
-        if indexed::refresh(&mut store, catalog.sources(), &files) {
-            req.filter.live = Some(true);
+        // A session named by id whose source is gone: its header from the index, no refresh
+        // (it would take the missing file for an unchanged one).
+        let named = q.session.as_ref().and(files.first());
+        let archived = named.and_then(|f| crate::archive::lookup(&store, f));
+        if let (Some(row), Some(f)) = (&archived, named) {
+            gone.insert(f.path.clone(), row.deleted());
+            if let Ok(h) = store.header(f) {
+                req.filter.uris = vec![h.uri.clone()];
+                session = Some(crate::archive::mark(h));
+            }
+        }
+        let live_n = if archived.is_some() { 0 } else { files.len() };
+        if indexed::refresh(&mut store, catalog.sources(), &files[..live_n]) {
+            req.filter.live = q.live_only.then_some(true);
+            if !q.live_only && q.session.is_none() {
+                for (row, f) in crate::archive::rows(&store) {
+                    gone.insert(f.path.clone(), row.deleted());
+                    files.push(f);
+                }
+            }
             // The discovered files only, as the direct search below parses them; with
             // exclusions, less those whose stored session lies in an excluded project (the
             // index may hold sessions another run indexed without them).
@@ -180,8 +212,12 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
                 Err(e) if e.is_corrupt() => {
                     let path = store.path().to_path_buf();
                     drop(store);
-                    let fresh =
-                        indexed::recover(&path, &e.in_index(&path), catalog.sources(), &files);
+                    let fresh = indexed::recover(
+                        &path,
+                        &e.in_index(&path),
+                        catalog.sources(),
+                        &files[..live_n.min(files.len())],
+                    );
                     if let Some(fresh) = fresh {
                         match fresh.search_sources(&req, searched) {
                             Ok(r) => resp = Some(r),
@@ -197,7 +233,9 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let response = match resp {
         Some(r) => r,
         None => {
-            req.filter.live = Some(true);
+            // As the index path sets it (every parsed session is live): the cursor binds the
+            // filter, so both paths must give the same one.
+            req.filter.live = q.live_only.then_some(true);
             let sessions = parse_all(&catalog, &files);
             search_direct(&sessions, &req).map_err(|e| with_query(store_error(&e), &req))?
         }
@@ -213,10 +251,24 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
                 .unwrap_or_default()
         })
         .collect();
+    let deleted = response
+        .sessions
+        .iter()
+        .map(|s| {
+            if s.header.live {
+                return None;
+            }
+            s.header
+                .sources
+                .first()
+                .and_then(|p| gone.get(p).copied().flatten())
+        })
+        .collect();
     Ok(SearchResult {
         response,
         session,
         fingerprints,
+        deleted,
     })
 }
 

@@ -18,6 +18,9 @@ pub struct Opened {
     pub file: SourceFile,
     /// The index, refreshed for this session (`None`: `--no-index`, or the index is unusable).
     pub index: Option<scry_store::Store>,
+    /// The index's archived row when the session's source is gone (S-I6): read from the index
+    /// only, never refreshed.
+    pub archived: Option<scry_store::ArchivedRow>,
     /// Set when a read met damage in `index` (already rebuilt on disk): later reads of this
     /// handle parse the source instead of meeting it again.
     damaged: std::cell::Cell<bool>,
@@ -28,7 +31,10 @@ pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
     let catalog = Catalog::discover(&ctx.env, &[]);
     let file = catalog.resolve_ref(ctx, reference)?;
     let mut index = crate::indexed::open(ctx)?;
-    if let Some(store) = index.as_mut() {
+    let archived = index
+        .as_ref()
+        .and_then(|store| crate::archive::lookup(store, &file));
+    if let Some(store) = index.as_mut().filter(|_| archived.is_none()) {
         if !crate::indexed::refresh(store, catalog.sources(), std::slice::from_ref(&file)) {
             index = None;
         }
@@ -37,6 +43,7 @@ pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
         catalog,
         file,
         index,
+        archived,
         damaged: std::cell::Cell::new(false),
     })
 }
@@ -50,6 +57,7 @@ impl Opened {
                 .index
                 .as_ref()
                 .is_some_and(|s| crate::indexed::uri_of(s, &self.file).is_some()),
+            archived: self.archived.as_ref().map(crate::archive::Mark::of),
         }
     }
 
@@ -61,6 +69,9 @@ impl Opened {
         let mut skip = 0;
         if let Some(store) = self.index.as_ref().filter(|_| !self.damaged.get()) {
             match crate::indexed::replay_file(store, &self.file, sink) {
+                Ok(Some(header)) if self.archived.is_some() => {
+                    return Ok(crate::archive::mark(header))
+                }
                 Ok(Some(header)) => return Ok(header),
                 Ok(None) => {}
                 // A damaged index met mid-way: the events already delivered (whole windows that

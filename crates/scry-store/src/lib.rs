@@ -21,7 +21,7 @@
 //!   64 KB only when those changed) and re-parses only what changed; files that grew are
 //!   continued from the last safe point when the provider supports resuming
 //!   ([`scry_source::Source::parse_into_from`]); sources that vanished stay as `live: false`
-//!   until [`Store::prune`].
+//!   until [`Store::prune`] / [`Store::prune_archived`]; [`Store::archived`] lists them.
 //! - Reading: [`Store::session`], [`Store::header`], [`Store::headers`] / [`Store::count`]
 //!   with a [`SessionFilter`], [`Store::events`] (a seq window), [`Store::warnings`].
 //! - Search: [`Store::search`] across sessions and [`Store::search_session`] within one, plus
@@ -45,7 +45,7 @@
 //! - `index [--all] [--force] [--prune]`: discover, then [`Store::refresh`] with
 //!   [`RefreshOptions::complete`] (or [`RefreshOptions::partial`] for a scope or one session;
 //!   `force` for `--force`), drawing a bar from [`Progress::done`] / [`Progress::total`];
-//!   then [`Store::prune`] for `--prune`. Report [`RefreshReport::failed`] as warnings.
+//!   then [`Store::prune_archived`] for `--prune` (`--older-than`, `--dry-run`). Report [`RefreshReport::failed`] as warnings.
 //! - `--no-index`: parse the sessions and call [`search_direct`] / [`search_session_direct`] /
 //!   [`SessionFilter::matches`]; the answers equal the indexed ones.
 //! - Errors: [`StoreError::code`] gives the S-Q7 code; `code().exit_code()` the CLI exit code.
@@ -54,7 +54,9 @@
 //! session read from the index, and `live` says whether its source was present at the last
 //! refresh (S-Q1, S-I6). Everything else equals the direct parse.
 
+mod archive;
 mod block;
+mod carry;
 mod codec;
 mod error;
 mod facts;
@@ -73,6 +75,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags};
 use scry_source::Env;
 
+pub use archive::{archive_at, ArchiveStats, ArchivedRow};
 pub use codec::aux_text;
 pub use error::{Result, StoreError};
 pub use facts::{LayerVersions, SessionFacts};
@@ -155,7 +158,7 @@ impl Store {
         // Judged read-only before the first write (the WAL switch below rewrites the header).
         let owner = integrity::ownership(path)?;
         let ctx = format!("{}", path.display());
-        let mut conn = Connection::open_with_flags(
+        let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE
                 | OpenFlags::SQLITE_OPEN_CREATE
@@ -191,13 +194,18 @@ impl Store {
         })
         .map_err(|e| StoreError::db(format!("configure {ctx}"))(e).in_index(path))?;
         conn.set_prepared_statement_cache_capacity(64);
-        schema::ensure(&mut conn, versions).map_err(|e| e.in_index(path))?;
-        Ok(Store {
+        let mut store = Store {
             conn,
             path: path.to_path_buf(),
             versions,
             busy_wait: std::cell::Cell::new(BUSY_TIMEOUT),
-        })
+        };
+        // Archived sessions have no source to rebuild from: read before a schema change drops
+        // the tables, written back after (issue 20).
+        let carried = carry::carry_out(&store);
+        schema::ensure(&mut store.conn, versions).map_err(|e| e.in_index(path))?;
+        carry::carry_in(&store, carried).map_err(|e| e.in_index(path))?;
+        Ok(store)
     }
 
     /// How long a statement waits for another connection's lock before failing with an error

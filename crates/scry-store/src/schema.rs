@@ -2,7 +2,9 @@
 //!
 //! Four version numbers, each owning one layer:
 //! - [`SCHEMA_VERSION`]: the table layout. A change drops every table and rebuilds from the
-//!   sources (the sources can rebuild everything; there are no migrations).
+//!   sources (there are no migrations), except the archived sessions (source gone, S-I6), which
+//!   no source can rebuild: [`crate::carry`] reads them before the drop and writes them after.
+//!   The `archived` table (when each was found gone) was added without a change.
 //! - [`PARSER_VERSION`]: L1 (sessions, events, warnings). Stored per file; a file indexed by
 //!   another parser version is re-parsed on the next refresh.
 //! - [`EXTRACTOR_VERSION`]: L2 facts. A change clears the `facts` table, which the facts layer
@@ -177,7 +179,15 @@ fn up_to_date(conn: &Connection, versions: crate::LayerVersions) -> Result<bool>
             |r| r.get(0),
         )
         .map_err(StoreError::db("read schema"))?;
+    let archive_table: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name IN ('archived', 'files_gone')",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(StoreError::db("read schema"))?;
     Ok(fingerprint_index == 1
+        && archive_table == 2
         && meta_get(conn, "schema_version")? == Some(SCHEMA_VERSION)
         && meta_get(conn, "parser_version")? == Some(PARSER_VERSION)
         && meta_get(conn, "extractor_version")? == Some(versions.extractor)
@@ -239,6 +249,10 @@ pub(crate) fn ensure(conn: &mut Connection, versions: crate::LayerVersions) -> R
     // vanished check reads every live source, without walking the table's overflow pages.
     tx.execute_batch(FILES_FINGERPRINT_INDEX)
         .map_err(StoreError::db("create fingerprint index"))?;
+    // Added without a schema bump (issue 20): when each archived session's source was found
+    // gone. A bump would rebuild the index from the sources and lose every archived session.
+    tx.execute_batch(crate::archive::DDL)
+        .map_err(StoreError::db("create archive table"))?;
     if meta_get(&tx, "extractor_version")? != Some(versions.extractor) {
         tx.execute("DELETE FROM facts", [])
             .map_err(StoreError::db("clear facts"))?;

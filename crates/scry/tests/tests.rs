@@ -9,6 +9,7 @@ mod agent_copilot;
 mod agent_kilo;
 mod agent_qwen;
 mod agents21_rest;
+mod archive;
 mod browser;
 mod demo;
 mod door_parity;

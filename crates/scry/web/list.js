@@ -12,7 +12,9 @@ function sessionRow(s) {
   return h('li', null,
     h('a', { class: 'row', href: sessionHash(s.uri), dataset: { uri: s.uri } },
       h('span', { class: 'prov' }, s.provider, s.kind && s.kind !== 'main' ? ` · ${s.kind}` : ''),
-      h('span', { class: 'title' }, s.title || s.id),
+      h('span', { class: 'title' }, s.title || s.id,
+        s.live === false ? [' ', h('span', { class: 'badge deleted', title: 'The agent deleted the source; read from the index until `scry index --prune`' },
+          s.deleted ? `deleted ${String(s.deleted).slice(0, 10)}` : 'deleted')] : null),
       h('span', { class: 'when' }, fmtTime(s.updated || s.created)),
       h('span', { class: 'sub' }, s.cwd || '', kids ? ` · ${plural(kids, 'child session')}` : '',
         s.live === false ? ' · source gone (index only)' : '')));

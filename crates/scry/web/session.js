@@ -40,7 +40,8 @@ export async function renderSession(id, params, token) {
   state.view = { id: uri, session: s, turns: dir.turns || [], target, token, re: queryRegex(target.q, target.regex, target.case) };
   status.remove();
   const back = h('a', { href: state.lastListHash, class: 'muted' }, state.lastListHash.startsWith('#/search') ? '← back to the results' : '← all sessions');
-  const heading = h('h1', { tabindex: '-1', id: 'session-title' }, s.title || uri);
+  const heading = h('h1', { tabindex: '-1', id: 'session-title' }, s.title || uri,
+    s.live === false ? [' ', h('span', { class: 'badge deleted', title: 'The agent deleted the source; read from the index until `scry index --prune`' }, 'deleted')] : null);
   const meta = h('div', { class: 'meta' },
     h('span', { class: 'mono' }, uri),
     h('span', null, s.cwd || ''),

@@ -56,6 +56,7 @@ pub fn resolve_uri(catalog: &Catalog, reference: &str) -> Option<String> {
 /// The edges of `req.id`.
 pub fn graph(ctx: &Context, req: &GraphRequest) -> QueryResult<GraphReport> {
     let mut l = super::load(ctx, &req.id)?;
+    crate::archive::include(ctx, &mut l.catalog);
     // The L3 candidates from the index when it holds this session, else from the read.
     let candidates =
         super::use_index(ctx, &mut l).unwrap_or_else(|| reference_candidates(&l.session));

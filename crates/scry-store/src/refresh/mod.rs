@@ -37,7 +37,7 @@ mod lock;
 mod write;
 
 pub(crate) use lock::YIELD;
-use lock::{poll_when_busy, TxGuard};
+pub(crate) use lock::{poll_when_busy, TxGuard};
 
 /// How much of a file's head is hashed, and the size of the window before a resume point.
 pub const HEAD_BYTES: u64 = 64 * 1024;
@@ -486,6 +486,7 @@ impl Store {
                     })
                     .map_err(StoreError::db("count session"))?;
                 retire(tx, sid)?;
+                crate::archive::mark_back(tx, Some(sid))?;
                 removed += usize::try_from(had).unwrap_or(0);
             }
             tx.execute("DELETE FROM files WHERE fid = ?1", [fid])
@@ -563,7 +564,7 @@ impl Batch<'_> {
         });
         if let Some(r) = row.as_ref().filter(|_| same_base) {
             if r.size == size && r.mtime_ns == file.mtime_ns {
-                self.revive(r, report)?;
+                self.revive(r, file, report)?;
                 report.unchanged += 1;
                 return Ok(Action::Unchanged);
             }
@@ -592,7 +593,7 @@ impl Batch<'_> {
                         params![file.mtime_ns, r.fid],
                     )
                     .map_err(StoreError::db("update fingerprint"))?;
-                self.revive(r, report)?;
+                self.revive(r, file, report)?;
                 report.unchanged += 1;
                 report.hashed += 1;
                 return Ok(Action::Unchanged);
@@ -635,8 +636,11 @@ impl Batch<'_> {
         }
     }
 
-    fn revive(&self, r: &FileRow, report: &mut RefreshReport) -> Result<()> {
-        if !r.live {
+    /// Marks an archived source live again when its file is back. A source given whose file
+    /// is gone (an archived session named by id) stays archived: its fingerprint is the stored
+    /// one, not a sign of the file.
+    fn revive(&self, r: &FileRow, file: &SourceFile, report: &mut RefreshReport) -> Result<()> {
+        if !r.live && file.path.exists() {
             self.tx
                 .execute("UPDATE files SET live = 1 WHERE fid = ?1", [r.fid])
                 .map_err(StoreError::db("revive file"))?;
@@ -644,6 +648,7 @@ impl Batch<'_> {
                 .tx
                 .execute("UPDATE sessions SET live = 1 WHERE sid = ?1", [r.sid])
                 .map_err(StoreError::db("revive session"))?;
+            crate::archive::mark_back(self.tx, r.sid)?;
             report.revived += n;
         }
         Ok(())
@@ -723,6 +728,7 @@ impl Batch<'_> {
                 .tx
                 .execute("UPDATE sessions SET live = 0 WHERE sid = ?1", [sid])
                 .map_err(StoreError::db("mark vanished"))?;
+            crate::archive::mark_gone(self.tx, sid)?;
         }
         Ok(())
     }

@@ -29,6 +29,10 @@ pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> CliResult<Output> {
         (p, health)
     });
     let lease = index_lease(&index);
+    let archive = match &index {
+        Some((path, IndexHealth::Healthy { .. })) => scry_store::archive_at(path),
+        _ => None,
+    };
     if ctx.json {
         let mut v = serde_json::to_value(&report).map_err(|e| {
             CliError::new(
@@ -43,6 +47,7 @@ pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> CliResult<Output> {
             };
             m.insert("index".into(), index);
             m.insert("watcher".into(), watcher_json(&lease));
+            m.insert("archive".into(), archive_json(&archive));
         }
         return Ok(json_out(&v).into());
     }
@@ -53,6 +58,10 @@ pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> CliResult<Output> {
     };
     let line = match &index {
         Some(_) => format!("{line}\n{}", watcher_line(&lease)),
+        None => line,
+    };
+    let line = match &archive {
+        Some(a) => format!("{line}\n{}", archive_line(a)),
         None => line,
     };
     // After the summary block (totals, config), before the first provider.
@@ -132,4 +141,46 @@ fn index_json(path: &Path, health: &IndexHealth) -> Value {
         IndexHealth::NotAnIndex(r) => ("not_an_index", Some(r.as_str())),
     };
     json!({"path": path, "status": status, "detail": detail})
+}
+
+/// The archived sessions the index keeps (source gone; readable until `index --prune`).
+fn archive_line(a: &scry_store::ArchiveStats) -> String {
+    if a.sessions == 0 {
+        return "archive: no sessions whose source is gone".into();
+    }
+    format!(
+        "archive: {} whose source is gone ({} events, {} in the index, {} of sources when last seen); `scry index --prune` removes them",
+        scry_query::render::count(a.sessions, "session"),
+        a.events,
+        human(a.bytes),
+        human(a.source_bytes)
+    )
+}
+
+fn archive_json(a: &Option<scry_store::ArchiveStats>) -> Value {
+    match a {
+        None => Value::Null,
+        Some(a) => json!({
+            "sessions": a.sessions,
+            "events": a.events,
+            "bytes": a.bytes,
+            "source_bytes": a.source_bytes,
+        }),
+    }
+}
+
+/// Bytes for people: `812 B`, `4.2 KB`, `1.3 MB`, `2.0 GB`.
+fn human(n: u64) -> String {
+    let units = ["B", "KB", "MB", "GB", "TB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", units[u])
+    }
 }

@@ -45,9 +45,17 @@ pub struct IndexArgs {
     /// Only sources modified since then: 30m, 24h, 7d, 2w, or an ISO date / time
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
-    /// Afterwards remove sessions whose source is gone
+    /// Afterwards remove sessions whose source is gone (archived: kept, readable and searchable
+    /// until pruned)
     #[arg(long)]
     pub prune: bool,
+    /// With --prune: only sessions whose source was found gone before then (30d, 2w, or an
+    /// ISO date / time)
+    #[arg(long, value_name = "WHEN", requires = "prune")]
+    pub older_than: Option<String>,
+    /// With --prune: list the sessions that would be removed, remove nothing
+    #[arg(long, requires = "prune")]
+    pub dry_run: bool,
     /// Build a fresh index of every discovered source beside the current one, then swap it in
     /// (repairs a damaged index; sessions whose source is gone are not kept)
     #[arg(long, conflicts_with_all = ["id", "scope", "global", "since"])]
@@ -68,6 +76,10 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
         ));
     };
     let catalog = Catalog::discover(&ctx.env, &[]);
+    let older_than = match &args.older_than {
+        Some(s) => Some(filter::since(s, Timestamp::now())?),
+        None => None,
+    };
     let since = match &args.since {
         Some(s) => Some(filter::since(s, Timestamp::now())?),
         None => None,
@@ -122,12 +134,16 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
     let pruned = if args.prune {
         Some(
             store
-                .prune()
+                .prune_archived(older_than, args.dry_run)
                 .map_err(|e| CliError::new(e.code(), e.to_string()))?,
         )
     } else {
         None
     };
+    let pruned = pruned.map(|rows| super::prune::Pruned {
+        rows,
+        dry_run: args.dry_run,
+    });
     let rebuilt = job.rebuilt.get();
     if ctx.json {
         let mut v = to_json(&report, pruned, &store);
@@ -253,7 +269,11 @@ fn progress_bar(total: usize) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-fn to_json(r: &RefreshReport, pruned: Option<usize>, store: &Store) -> serde_json::Value {
+fn to_json(
+    r: &RefreshReport,
+    pruned: Option<super::prune::Pruned>,
+    store: &Store,
+) -> serde_json::Value {
     let failed: Vec<_> = r
         .failed
         .iter()
@@ -271,11 +291,17 @@ fn to_json(r: &RefreshReport, pruned: Option<usize>, store: &Store) -> serde_jso
         "bytes_hashed": r.bytes_hashed,
         "events_written": r.events_written,
         "failed": failed,
-        "pruned": pruned,
+        "pruned": pruned.as_ref().map(|p| p.rows.len()),
+        "prune": pruned.as_ref().map(super::prune::Pruned::to_json),
     })
 }
 
-fn text(r: &RefreshReport, pruned: Option<usize>, store: &Store, rebuilt: bool) -> String {
+fn text(
+    r: &RefreshReport,
+    pruned: Option<super::prune::Pruned>,
+    store: &Store,
+    rebuilt: bool,
+) -> String {
     let mut out = format!(
         "{} files: {} unchanged, {} parsed ({} resumed), {} failed, {} vanished, {} revived; {} events written\n",
         r.files,
@@ -290,8 +316,8 @@ fn text(r: &RefreshReport, pruned: Option<usize>, store: &Store, rebuilt: bool) 
     for f in &r.failed {
         out.push_str(&format!("  failed {}: {}\n", f.path.display(), f.message));
     }
-    if let Some(n) = pruned {
-        out.push_str(&format!("pruned {n} sessions whose source is gone\n"));
+    if let Some(p) = pruned {
+        out.push_str(&p.text());
     }
     let how = if rebuilt {
         " (rebuilt from the sources)"

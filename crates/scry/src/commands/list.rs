@@ -36,6 +36,10 @@ pub struct ListArgs {
     /// Continue after a previous page (the `next_cursor` of `--json`)
     #[arg(long, value_name = "C")]
     pub cursor: Option<String>,
+    /// Include sessions whose source the agent deleted, kept by the index until
+    /// `index --prune` (marked "deleted <date>"; `--kind all` includes them too)
+    #[arg(long)]
+    pub archived: bool,
 }
 
 /// Runs `scry list`.
@@ -59,6 +63,7 @@ impl ListArgs {
             kind: self.kind,
             limit: self.limit,
             cursor: self.cursor.clone(),
+            archived: self.archived,
         }
     }
 }
@@ -124,6 +129,9 @@ fn text(list: &SessionList, global: bool, s: Style) -> Output {
         let mut title = h.title.clone().unwrap_or_else(|| "(untitled)".into());
         if h.kind != SessionKind::Main {
             title = format!("[{}] {title}", h.kind.as_str());
+        }
+        if let Some(m) = list.mark(row) {
+            title = format!("[{}] {title}", m.text());
         }
         let label = children_label(&row.children);
         let title = if label.is_empty() {

@@ -15,6 +15,7 @@ mod ledger_jobs;
 mod list;
 mod loaded;
 mod mcp;
+mod prune;
 mod resume;
 mod search;
 mod serve;

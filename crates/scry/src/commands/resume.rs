@@ -189,6 +189,16 @@ pub fn sh_quote(s: &str) -> String {
 pub fn run(ctx: &Ctx, args: &ResumeArgs) -> CliResult<Output> {
     let l = loaded::load(ctx, &args.id)?;
     let h = &l.session.header;
+    if !h.live {
+        // Archived (S-I6): scry still reads it from the index, the agent cannot resume it.
+        let path = h.sources.first().cloned().unwrap_or_default();
+        return Err(scry_query::archive::gone(
+            &h.uri,
+            &path,
+            "so the agent can no longer resume it (scry still reads it from the index)",
+        )
+        .into());
+    }
     let plan = plan(h).map_err(|m| CliError::usage(ErrorCode::InvalidQuery, m))?;
     let cwd = h.cwd.clone().ok_or_else(|| {
         CliError::new(

@@ -10,7 +10,7 @@
 
 use clap::Args;
 use scry_query::SearchQuery;
-use scry_store::{Area, Hit, SearchResponse, SortOrder, TermsOperator};
+use scry_store::{Area, Hit, SortOrder, TermsOperator};
 
 use super::Output;
 use crate::app::Ctx;
@@ -74,6 +74,10 @@ pub struct SearchArgs {
     /// Continue after a previous page
     #[arg(long, value_name = "C")]
     pub cursor: Option<String>,
+    /// Leave out sessions whose source the agent deleted (kept by the index and searched by
+    /// default, marked "deleted <date>")
+    #[arg(long)]
+    pub live_only: bool,
 }
 
 /// `--operator`.
@@ -140,6 +144,7 @@ impl SearchArgs {
             },
             include_self: self.include_self,
             cursor: self.cursor.clone(),
+            live_only: self.live_only,
         }
     }
 }
@@ -150,18 +155,26 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> CliResult<Output> {
     if ctx.json {
         return Ok(super::json_out(&result.to_json()).into());
     }
-    Ok(text(&result.response, Style::new(ctx.color), ctx.color))
+    Ok(text(&result, Style::new(ctx.color), ctx.color))
 }
 
-fn text(r: &SearchResponse, s: Style, color: bool) -> Output {
+fn text(result: &scry_query::SearchResult, s: Style, color: bool) -> Output {
+    let r = &result.response;
     let mut out = String::new();
-    for sh in &r.sessions {
+    for (i, sh) in r.sessions.iter().enumerate() {
         let h = &sh.header;
         out.push_str(&s.bold(&format!(
             "{}  {}",
             h.uri,
             render::clip(h.title.as_deref().unwrap_or("(untitled)"), 60)
         )));
+        if !h.live {
+            let mark = scry_query::archive::Mark {
+                last_seen: None,
+                deleted: result.deleted.get(i).copied().flatten(),
+            };
+            out.push_str(&format!("  {}", s.dim(&format!("[{}]", mark.text()))));
+        }
         out.push_str(&format!(
             "  {}\n",
             s.dim(&render::count(sh.hit_count as u64, "hit"))

@@ -28,7 +28,20 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
     if ctx.json {
         return Ok(super::json_out(&ov.to_json()).into());
     }
-    Ok(text(&ov.header, &ov.stats, &ov.card, Style::new(ctx.color)).into())
+    let mut out = text(&ov.header, &ov.stats, &ov.card, Style::new(ctx.color));
+    if let Some(m) = ov.availability.archived {
+        // Archived (S-I6): read from the index, the source is gone.
+        let at = out.find('\n').map_or(out.len(), |i| i + 1);
+        out.insert_str(
+            at,
+            &format!(
+                "{:<10}{} (read from the index; `scry index --prune` removes it)\n",
+                "source",
+                m.text()
+            ),
+        );
+    }
+    Ok(out.into())
 }
 
 fn text(h: &Header, st: &Stats, o: &Overview, s: Style) -> String {

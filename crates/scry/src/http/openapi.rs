@@ -58,6 +58,11 @@ const LIST: &[Param] = &[
     ),
     p("limit", "integer", "Sessions per page (default 20)"),
     p("cursor", "string", "next_cursor of the previous page"),
+    p(
+        "archived",
+        "boolean",
+        "Include sessions whose source is gone, kept by the index (live: false)",
+    ),
 ];
 
 const EVENTS: &[Param] = &[
@@ -241,6 +246,11 @@ const SEARCH: &[Param] = &[
         "Show scry's own echoes instead of folding them",
     ),
     p("cursor", "string", "next_cursor of the previous page"),
+    p(
+        "live_only",
+        "boolean",
+        "Leave out sessions whose source is gone (searched by default, live: false)",
+    ),
 ];
 
 const COMMANDS: &[Param] = &[

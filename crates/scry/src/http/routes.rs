@@ -273,6 +273,7 @@ async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
             kind,
             limit: p.num("limit", 20)?,
             cursor: p.get("cursor"),
+            archived: p.flag("archived")?,
         };
         Ok(scry_query::list(&api.ctx, &q)?.to_json())
     })
@@ -422,6 +423,7 @@ async fn search(State(api): State<Arc<Api>>, raw: Raw) -> Response {
             sort,
             include_self: p.flag("include_self")?,
             cursor: p.get("cursor"),
+            live_only: p.flag("live_only")?,
         };
         Ok(scry_query::search(&api.ctx, &q)?.to_json())
     })

@@ -58,6 +58,7 @@ pub fn all() -> Vec<ToolSpec> {
                     "since": since_prop(),
                     "kind": {"type": "string", "enum": ["main", "subagent", "exec", "all"], "description": "Session kinds; default: main sessions with children folded"},
                     "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "Sessions to consider (default 20)"},
+                    "archived": {"type": "boolean", "description": "Include sessions whose source the agent deleted, kept by the index (live: false)"},
                 })
             },
             required: &[],
@@ -101,6 +102,7 @@ pub fn all() -> Vec<ToolSpec> {
                     "query": {"type": "string", "description": "Literal text (spaces are not split) or a regex with regex=true"},
                     "regex": {"type": "boolean"},
                     "case": {"type": "boolean", "description": "Match case exactly"},
+                    "live_only": {"type": "boolean", "description": "Leave out sessions whose source is gone (searched by default)"},
                     "area": {"type": "string", "enum": ["dialogue", "tools", "artifacts", "all"], "description": "Which content (default dialogue; tools = tool calls and outputs)"},
                     "kind": {"type": "string", "description": "Only these event kinds, comma-separated: user, assistant, thinking, tool_call, tool_result, …"},
                     "session": {"type": "string", "description": "Search only this session (any session reference)"},
@@ -266,6 +268,7 @@ pub fn call(
                 kind,
                 limit: count(args, "limit").map_err(bad)?.unwrap_or(20),
                 cursor: None,
+                archived: boolean(args, "archived").map_err(bad)?,
             };
             Ok(scry_query::list(ctx, &q)?.to_json())
         }
@@ -330,6 +333,7 @@ pub fn call(
                 limit: count(args, "limit").map_err(bad)?.unwrap_or(d.limit),
                 max_hits: count(args, "max_hits").map_err(bad)?.unwrap_or(d.max_hits),
                 sort,
+                live_only: boolean(args, "live_only").map_err(bad)?,
                 ..d
             };
             Ok(scry_query::search(ctx, &q)?.to_json())

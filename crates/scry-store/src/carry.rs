@@ -1,0 +1,149 @@
+//! Archived sessions across a schema change (issue 20, S-I6): a `SCHEMA_VERSION` change drops
+//! every table and rebuilds the index from the sources, but an archived session has no source
+//! left to rebuild from. Before the drop, [`carry_out`] reads each archived session back whole
+//! (header, events, warnings, its file row) with this build's readers; after the new layout is
+//! made, [`carry_in`] writes them again through the ordinary index writer, `live: false`.
+//!
+//! Best effort by design: an older layout this build cannot read (a block format it does not
+//! know) carries nothing, and the rebuild goes on as before. The sessions are held in memory
+//! between the two steps (archived sessions are usually few; a huge one costs its size once).
+
+use rusqlite::params;
+use scry_model::{ProviderId, Session};
+use scry_source::{EventSink, SourceFile};
+
+use crate::error::{Result, StoreError};
+use crate::ingest::{new_sid, write_header, IndexSink};
+use crate::read::SessionRef;
+use crate::schema::SCHEMA_VERSION;
+use crate::Store;
+
+/// One archived session read before a schema change.
+pub(crate) struct Carried {
+    path: String,
+    key: String,
+    provider: String,
+    fingerprint: [i64; 5],
+    gone: Option<i64>,
+    session: Session,
+}
+
+/// The archived sessions of an index whose stored schema version differs from this build's
+/// (empty when it is the same, new, or unreadable).
+pub(crate) fn carry_out(store: &Store) -> Vec<Carried> {
+    match crate::schema::versions(&store.conn) {
+        Ok([v, ..]) if v != 0 && v != SCHEMA_VERSION => read_all(store).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+type FileRow = (String, String, String, [i64; 5], i64);
+
+fn read_all(store: &Store) -> Result<Vec<Carried>> {
+    let rows: Vec<FileRow> = store
+        .conn
+        .prepare(
+            "SELECT f.path, f.key, f.provider, f.size, f.mtime_ns, f.head_hash, f.related_sig,
+                    f.parser_version, s.sid
+             FROM files f JOIN sessions s ON s.sid = f.sid WHERE f.live = 0 AND s.live = 0",
+        )
+        .and_then(|mut st| {
+            st.query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    [r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?],
+                    r.get(8)?,
+                ))
+            })?
+            .collect()
+        })
+        .map_err(StoreError::db("read archived sessions"))?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (path, key, provider, fingerprint, sid) in rows {
+        let session = store.session(SessionRef::Source {
+            path: std::path::Path::new(&path),
+            key: (!key.is_empty()).then_some(key.as_str()),
+        })?;
+        // An index made before the `archived` table has no gone times.
+        let gone = store
+            .conn
+            .query_row("SELECT gone FROM archived WHERE sid = ?1", [sid], |r| {
+                r.get(0)
+            })
+            .ok();
+        out.push(Carried {
+            path,
+            key,
+            provider,
+            fingerprint,
+            gone,
+            session,
+        });
+    }
+    Ok(out)
+}
+
+/// Writes `carried` into the (new, empty) layout, each as an archived session of its old
+/// source, in one transaction.
+pub(crate) fn carry_in(store: &Store, carried: Vec<Carried>) -> Result<()> {
+    if carried.is_empty() {
+        return Ok(());
+    }
+    let tx = &store.conn;
+    tx.execute_batch("BEGIN IMMEDIATE")
+        .map_err(StoreError::db("begin carrying archived sessions"))?;
+    let result = (|| -> Result<()> {
+        for c in carried {
+            let Ok(provider) = c.provider.parse::<ProviderId>() else {
+                continue;
+            };
+            let sid = new_sid(tx)?;
+            let Session {
+                mut header,
+                events,
+                warnings,
+            } = c.session;
+            let n = u32::try_from(events.len()).unwrap_or(u32::MAX);
+            let mut sink = IndexSink::new(tx, sid, 0, crate::block::BlockBuf::default());
+            for e in events {
+                sink.event(e);
+            }
+            for w in warnings {
+                sink.warning(w);
+            }
+            sink.finish()?;
+            header.live = false;
+            header.persisted = false;
+            let mut file = SourceFile::with_stat(provider, header.id.clone(), &c.path, (0, 0));
+            file.key = (!c.key.is_empty()).then(|| c.key.clone());
+            write_header(tx, sid, &header, n, false, &file)?;
+            let [size, mtime, head, related, parser] = c.fingerprint;
+            tx.execute(
+                "INSERT INTO files(path, key, provider, size, mtime_ns, head_hash, related_sig,
+                                   parser_version, live, sid)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9)",
+                params![c.path, c.key, c.provider, size, mtime, head, related, parser, sid],
+            )
+            .map_err(StoreError::db("carry archived file"))?;
+            if let Some(gone) = c.gone {
+                tx.execute(
+                    "INSERT OR REPLACE INTO archived(sid, gone) VALUES(?1, ?2)",
+                    params![sid, gone],
+                )
+                .map_err(StoreError::db("carry archived time"))?;
+            }
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => tx
+            .execute_batch("COMMIT")
+            .map_err(StoreError::db("commit archived sessions")),
+        Err(e) => {
+            let _ = tx.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
