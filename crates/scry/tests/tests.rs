@@ -35,6 +35,7 @@ mod readonly_os;
 mod resume;
 mod skill;
 mod sources;
+mod stream_rss;
 mod timed;
 mod util;
 mod watch;
