@@ -41,7 +41,7 @@ fn heavy_line(sid: &str, k: u64, i: u32, parent: &str) -> (String, String) {
         n += 1;
     }
     let ts = "2026-11-20T10:00:00.000Z";
-    let v = if i % 2 == 0 {
+    let v = if i.is_multiple_of(2) {
         serde_json::json!({
             "type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": sid,
             "cwd": "/home/dev/big", "timestamp": ts, "version": "2.1.0",
