@@ -28,7 +28,8 @@ use crate::catalog::Entry;
 use crate::error::QueryResult;
 use crate::Context;
 
-/// Events read from the index per window while replaying a session (bounds memory).
+/// Events per read transaction while replaying a session; each is decoded one block at a time
+/// and handed on ([`scry_store::Store::each_event`]), so memory does not grow with it.
 const WINDOW: u32 = 2000;
 
 /// Where this invocation's index lives (`None` with `--no-index`).
@@ -250,9 +251,7 @@ pub fn replay(
     let mut from = 0u32;
     while from < n {
         let to = from.saturating_add(WINDOW - 1).min(n - 1);
-        for e in store.events(file, from..=to)? {
-            sink.event(e);
-        }
+        store.each_event(file, from..=to, &mut |e| sink.event(e))?;
         from = to + 1;
     }
     for w in store.warnings(file)? {

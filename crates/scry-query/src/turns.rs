@@ -4,8 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use scry_facts::{turn_summaries, Facts, TurnSummary};
-use scry_model::{Event, EventKind, Header, Session, Timestamp, Warning};
+use scry_facts::status::{is_nudge, turn_statuses, StatusMark};
+use scry_facts::LedgerFold;
+use scry_model::{Event, EventKind, Header, Timestamp, Warning};
 use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
@@ -73,6 +74,17 @@ impl TurnRow {
     }
 }
 
+/// What the turn directory shows of a turn beyond its row: its ledger counts and its status.
+#[derive(Debug, Clone, Default)]
+pub struct TurnMarks {
+    /// File writes made in the turn (the files ledger's rows).
+    pub file_writes: usize,
+    /// Shell commands run in the turn (the commands ledger's rows).
+    pub commands: usize,
+    /// Its status marks with evidence (S-F5).
+    pub status: Vec<StatusMark>,
+}
+
 /// A session's turn directory.
 #[derive(Debug)]
 pub struct TurnsDir {
@@ -81,7 +93,7 @@ pub struct TurnsDir {
     /// One row per turn.
     pub rows: Vec<TurnRow>,
     /// Status, commands and writes per turn number.
-    pub sums: BTreeMap<u32, TurnSummary>,
+    pub sums: BTreeMap<u32, TurnMarks>,
     /// Read warnings.
     pub warnings: Vec<Warning>,
     /// The source fingerprint (S-Q3).
@@ -90,18 +102,50 @@ pub struct TurnsDir {
     pub availability: Availability,
 }
 
+/// The part of `e` the turn statuses read ([`turn_statuses`]): kind, turn, seq, locator, call
+/// id, exit code and error flag; a prompt's text only when it is a nudge; a lifecycle record's
+/// task keys. Everything else (text, arguments, output, usage) is dropped, so holding every
+/// event of a 300 MB session costs a few tens of bytes per event, not the session.
+fn skeleton(mut e: Event) -> Event {
+    if !(e.kind == EventKind::User && is_nudge(&e.text)) {
+        e.text = String::new();
+    }
+    e.args = None;
+    e.tool = None;
+    e.usage = None;
+    e.model = None;
+    e.data = match e.kind {
+        EventKind::Meta | EventKind::System => e.data.take().map(|d| {
+            let mut keep = serde_json::Map::new();
+            for k in ["type", "turn_id", "turnId", "task_id", "taskId"] {
+                if let Some(v) = d.get(k) {
+                    keep.insert(k.to_string(), v.clone());
+                }
+            }
+            Value::Object(keep)
+        }),
+        _ => None,
+    };
+    if !matches!(e.kind, EventKind::Meta | EventKind::System) {
+        e.subtype = None;
+    }
+    e
+}
+
 /// Reads session `reference` into its turn directory, keeping `keep_chars` characters of each
-/// prompt and answer ([`KEEP_JSON`] for the JSON contract).
+/// prompt and answer ([`KEEP_JSON`] for the JSON contract). The session streams: each turn
+/// keeps one row, the ledgers fold as events pass ([`LedgerFold::for_card`], whose rows and
+/// turns are the ledgers'), and the statuses read a [`skeleton`] of each event.
 pub fn turns(ctx: &Context, reference: &str, keep_chars: usize) -> QueryResult<TurnsDir> {
     let opened = session_read::open(ctx, reference)?;
     let fingerprint = crate::fingerprint_text(&opened.file.path);
     let mut rows: Vec<TurnRow> = Vec::new();
     let mut warnings: Vec<Warning> = Vec::new();
-    let mut events: Vec<Event> = Vec::new();
+    let mut skeletons: Vec<Event> = Vec::new();
+    let mut fold = LedgerFold::for_card();
     let header = {
         let mut sink = FnSink {
             on_event: |e: Event| {
-                events.push(e.clone());
                 if rows.last().is_none_or(|r| r.number != e.turn) {
                     rows.push(TurnRow {
                         number: e.turn,
@@ -112,24 +156,38 @@ pub fn turns(ctx: &Context, reference: &str, keep_chars: usize) -> QueryResult<T
                 if let Some(r) = rows.last_mut() {
                     r.add(&e, keep_chars);
                 }
+                fold.push(&e);
+                skeletons.push(skeleton(e));
             },
             on_warning: |w| warnings.push(w),
         };
         opened.stream(&mut sink)?
     };
-    // Status with evidence (S-F5) and the per-turn ledger counts need the whole session.
-    let session = Session {
-        header,
-        events,
-        warnings: Vec::new(),
-    };
-    let facts = Facts::of(&session);
-    let sums: BTreeMap<u32, TurnSummary> = turn_summaries(&session, &facts)
-        .into_iter()
-        .map(|t| (t.turn, t))
+    let ledgers = fold.finish(&header);
+    let mut sums: BTreeMap<u32, TurnMarks> = rows
+        .iter()
+        .map(|r| (r.number, TurnMarks::default()))
         .collect();
+    for w in &ledgers.files.writes {
+        if let Some(t) = sums.get_mut(&w.turn) {
+            t.file_writes += 1;
+        }
+    }
+    for c in &ledgers.commands {
+        if let Some(t) = sums.get_mut(&c.turn) {
+            t.commands += 1;
+        }
+    }
+    drop(ledgers);
+    for st in turn_statuses(&skeletons) {
+        if let Some(t) = sums.get_mut(&st.turn) {
+            if t.status.is_empty() {
+                t.status = st.marks;
+            }
+        }
+    }
     Ok(TurnsDir {
-        header: session.header,
+        header,
         rows,
         sums,
         warnings,

@@ -429,6 +429,39 @@ impl Store {
         })
     }
 
+    /// Hands each event of a session (by uri or by source) with `seq` in `range` (inclusive,
+    /// clipped to the session) to `f`, in order, decoding one block at a time: memory is one
+    /// block and one event, however many events the range holds (a reader that streams the
+    /// session need not hold a window of it). An inverted range is
+    /// [`StoreError::InvalidWindow`]; on an error, the events already handed over stay handed.
+    pub fn each_event<'a>(
+        &self,
+        at: impl Into<SessionRef<'a>>,
+        range: RangeInclusive<u32>,
+        f: &mut dyn FnMut(Event),
+    ) -> Result<()> {
+        let at = at.into();
+        if range.start() > range.end() {
+            return Err(StoreError::InvalidWindow(format!(
+                "seq range {}-{} starts after it ends",
+                range.start(),
+                range.end()
+            )));
+        }
+        self.snapshot(|| {
+            let (sid, h, n) = self.sid_of(at)?;
+            if n == 0 || *range.start() >= n {
+                return Ok(());
+            }
+            let to = (*range.end()).min(n.saturating_sub(1));
+            let uri = h.uri.clone();
+            self.each_record(sid, &uri, *range.start(), to, &mut |r| {
+                f(event_from(&uri, r.text.to_string(), r.rest)?);
+                Ok(())
+            })
+        })
+    }
+
     /// Headers of the sessions matching `filter`, most recently updated first (sessions without
     /// a time last, then by uri), `limit` of them after skipping `offset`.
     pub fn headers(

@@ -38,6 +38,7 @@ mod readonly_os;
 mod resume;
 mod skill;
 mod sources;
+mod stream_rss;
 mod timed;
 mod util;
 mod watch;

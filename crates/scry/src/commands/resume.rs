@@ -32,13 +32,13 @@
 use std::path::Path;
 
 use clap::Args;
-use scry_model::{ErrorCode, Header, ProviderId, SessionKind};
+use scry_model::{ErrorCode, Event, Header, ProviderId, SessionKind, Warning};
 use serde_json::json;
 
-use super::loaded;
 use super::Output;
 use crate::app::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::session_read::{self, FnSink};
 
 /// Arguments of `scry resume`.
 #[derive(Debug, Args)]
@@ -187,8 +187,13 @@ pub fn sh_quote(s: &str) -> String {
 
 /// Runs `scry resume`.
 pub fn run(ctx: &Ctx, args: &ResumeArgs) -> CliResult<Output> {
-    let l = loaded::load(ctx, &args.id)?;
-    let h = &l.session.header;
+    // Only the completed header is needed: the events stream by and are dropped.
+    let opened = session_read::open(ctx, &args.id)?;
+    let header = opened.stream(&mut FnSink {
+        on_event: |_e: Event| {},
+        on_warning: |_w: Warning| {},
+    })?;
+    let h = &header;
     if !h.live {
         // Archived (S-I6): scry still reads it from the index, the agent cannot resume it.
         let path = h.sources.first().cloned().unwrap_or_default();

@@ -5,9 +5,8 @@
 use clap::Args;
 use std::collections::BTreeMap;
 
-use scry_facts::TurnSummary;
 use scry_model::{Header, Warning};
-use scry_query::turns::{TurnRow, KEEP_JSON, KEEP_TEXT};
+use scry_query::turns::{TurnMarks, TurnRow, KEEP_JSON, KEEP_TEXT};
 
 use super::Output;
 use crate::app::Ctx;
@@ -40,7 +39,7 @@ pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
 fn text(
     h: &Header,
     rows: &[TurnRow],
-    sums: &BTreeMap<u32, TurnSummary>,
+    sums: &BTreeMap<u32, TurnMarks>,
     warnings: &[Warning],
     s: Style,
 ) -> Output {

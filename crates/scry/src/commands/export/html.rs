@@ -5,9 +5,10 @@
 
 use std::fmt::Write as _;
 
-use scry_model::{Event, EventKind, Session};
+use scry_model::{Event, EventKind, Header};
 
-use super::{call_summary, turns, Item, Redactor};
+use super::stream::{Piece, Plan};
+use super::{call_summary, Redactor};
 
 const CSS: &str = r#"
 :root { color-scheme: light dark; --fg:#1d1f23; --bg:#fdfdfc; --muted:#6a6f78; --line:#d9dce1;
@@ -137,11 +138,10 @@ fn result_html(out: &mut String, e: &Event, r: &Redactor) {
     );
 }
 
-/// Renders the page.
-pub fn render(s: &Session, r: &Redactor) -> String {
-    let h = &s.header;
+/// The page's head, the session's facts and the table of turns (`turns`: one number per turn,
+/// in order).
+pub fn head(out: &mut String, h: &Header, turns: &[u32], r: &Redactor) {
     let title = r.s(h.title.as_deref().unwrap_or("(untitled session)"));
-    let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
     out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; base-uri 'none'; form-action 'none'\">");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
@@ -153,7 +153,7 @@ pub fn render(s: &Session, r: &Redactor) -> String {
     );
     let _ = write!(out, "<header><h1>{}</h1><dl class=\"meta\">", esc(&title));
     let mut meta = |k: &str, v: String| {
-        let _ = write!(out, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));
+        let _ = write!(*out, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));
     };
     meta("session", r.s(&h.uri));
     meta("agent", h.provider.as_str().to_string());
@@ -177,80 +177,84 @@ pub fn render(s: &Session, r: &Redactor) -> String {
         meta("parent", r.s(p));
     }
     out.push_str("</dl></header>");
-    let ts = turns(s);
     out.push_str("<nav class=\"toc\">Turns: ");
-    for t in &ts {
-        let _ = write!(out, "<a href=\"#turn-{0}\">{0}</a>", t.number);
+    for n in turns {
+        let _ = write!(out, "<a href=\"#turn-{n}\">{n}</a>");
     }
     out.push_str("</nav><main>");
-    for t in &ts {
-        let heading = if t.number == 0 {
-            "Turn 0 (preamble)".to_string()
-        } else {
-            format!("Turn {}", t.number)
-        };
-        let _ = write!(
-            out,
-            "<section id=\"turn-{}\"><h2>{}</h2>",
-            t.number,
-            esc(&heading)
-        );
-        for item in &t.items {
-            match item {
-                Item::Text(e) => event_html(&mut out, e, r),
-                Item::Call(c) => {
-                    let failed = c.results.iter().any(|x| x.is_failure());
-                    let tool = r.s(c.call.tool.as_deref().unwrap_or("tool"));
-                    let _ = write!(
-                        out,
-                        "<details class=\"tool\"><summary><b>{}</b> <code>{}</code> <span class=\"muted\">{}</span>{}</summary>",
-                        esc(&tool),
-                        esc(&r.s(&call_summary(c.call))),
-                        esc(&ev_ref(c.call)),
-                        if failed { " <span class=\"failed\">failed</span>" } else { "" }
-                    );
-                    let args = c
-                        .call
-                        .args
-                        .as_ref()
-                        .map(|a| serde_json::to_string_pretty(&r.json(a)).unwrap_or_default())
-                        .unwrap_or_else(|| r.s(&c.call.text));
-                    let _ = write!(
-                        out,
-                        "<div class=\"muted\">input</div><pre><code>{}</code></pre>",
-                        esc(&args)
-                    );
-                    if c.results.is_empty() {
-                        out.push_str("<div class=\"muted\">no result recorded</div>");
-                    }
-                    for res in &c.results {
-                        result_html(&mut out, res, r);
-                    }
-                    out.push_str("</details>");
-                }
-                Item::Orphan(e) => {
-                    let _ = write!(
-                        out,
-                        "<details class=\"tool\"><summary><b>{}</b> <span class=\"muted\">{} · result without a recorded call</span></summary>",
-                        esc(&r.s(e.tool.as_deref().unwrap_or("tool"))),
-                        esc(&ev_ref(e))
-                    );
-                    result_html(&mut out, e, r);
-                    out.push_str("</details>");
-                }
+}
+
+/// One piece of the page; `open` says whether a turn's section is open (and is kept up to date).
+pub fn piece(out: &mut String, p: &Piece, r: &Redactor, open: &mut bool) {
+    match p {
+        Piece::Turn(n) => {
+            if *open {
+                out.push_str("</section>");
             }
+            *open = true;
+            let heading = if *n == 0 {
+                "Turn 0 (preamble)".to_string()
+            } else {
+                format!("Turn {n}")
+            };
+            let _ = write!(out, "<section id=\"turn-{n}\"><h2>{}</h2>", esc(&heading));
         }
+        Piece::Text(e) => event_html(out, e, r),
+        Piece::Call(call, results) => {
+            let failed = results.iter().any(|x| x.is_failure());
+            let tool = r.s(call.tool.as_deref().unwrap_or("tool"));
+            let _ = write!(
+                out,
+                "<details class=\"tool\"><summary><b>{}</b> <code>{}</code> <span class=\"muted\">{}</span>{}</summary>",
+                esc(&tool),
+                esc(&r.s(&call_summary(call))),
+                esc(&ev_ref(call)),
+                if failed { " <span class=\"failed\">failed</span>" } else { "" }
+            );
+            let args = call
+                .args
+                .as_ref()
+                .map(|a| serde_json::to_string_pretty(&r.json(a)).unwrap_or_default())
+                .unwrap_or_else(|| r.s(&call.text));
+            let _ = write!(
+                out,
+                "<div class=\"muted\">input</div><pre><code>{}</code></pre>",
+                esc(&args)
+            );
+            if results.is_empty() {
+                out.push_str("<div class=\"muted\">no result recorded</div>");
+            }
+            for res in results {
+                result_html(out, res, r);
+            }
+            out.push_str("</details>");
+        }
+        Piece::Orphan(e) => {
+            let _ = write!(
+                out,
+                "<details class=\"tool\"><summary><b>{}</b> <span class=\"muted\">{} · result without a recorded call</span></summary>",
+                esc(&r.s(e.tool.as_deref().unwrap_or("tool"))),
+                esc(&ev_ref(e))
+            );
+            result_html(out, e, r);
+            out.push_str("</details>");
+        }
+    }
+}
+
+/// The page's end (`open`: a turn's section is still open).
+pub fn tail(out: &mut String, plan: &Plan, r: &Redactor, open: bool) {
+    if open {
         out.push_str("</section>");
     }
     let _ = writeln!(
         out,
         "</main><footer>Exported by scry from {} source file(s); {} event(s), {} warning(s){}.</footer></body></html>",
-        h.sources.len(),
-        s.events.len(),
-        s.warnings.len(),
+        plan.header.sources.len(),
+        plan.events,
+        plan.warnings.len(),
         if r.on() { "; secrets redacted" } else { "" }
     );
-    out
 }
 
 fn event_html(out: &mut String, e: &Event, r: &Redactor) {

@@ -7,9 +7,10 @@ mod escape;
 
 use std::fmt::Write as _;
 
-use scry_model::{Event, EventKind, Session};
+use scry_model::{Event, EventKind, Header};
 
-use super::{call_summary, turns, Item, Redactor};
+use super::stream::{Piece, Plan};
+use super::{call_summary, Redactor};
 use escape::{code_span, fence, prose};
 
 fn fenced(out: &mut String, body: &str) {
@@ -25,10 +26,8 @@ fn inline(s: &str) -> String {
         .replace(['\n', '\r'], " ")
 }
 
-/// Renders the document.
-pub fn render(s: &Session, r: &Redactor) -> String {
-    let h = &s.header;
-    let mut out = String::new();
+/// The document's head: title and the session's facts.
+pub fn head(out: &mut String, h: &Header, r: &Redactor) {
     let title = r.s(h.title.as_deref().unwrap_or("(untitled session)"));
     let _ = writeln!(out, "# {}\n", inline(&title));
     let _ = writeln!(out, "- session: {}", code_span(&r.s(&h.uri)));
@@ -49,61 +48,65 @@ pub fn render(s: &Session, r: &Redactor) -> String {
         let _ = writeln!(out, "- branch: {}", code_span(&r.s(b)));
     }
     let _ = writeln!(out, "- kind: {}", h.kind.as_str());
-    for t in turns(s) {
-        if t.number == 0 {
+}
+
+/// One piece of the document: a turn heading, a dialogue event, a call with its results, or a
+/// result without a call.
+pub fn piece(out: &mut String, p: &Piece, r: &Redactor) {
+    match p {
+        Piece::Turn(0) => {
             let _ = writeln!(out, "\n## Turn 0 (preamble)\n");
-        } else {
-            let _ = writeln!(out, "\n## Turn {}\n", t.number);
         }
-        for item in &t.items {
-            match item {
-                Item::Text(e) => event_md(&mut out, e, r),
-                Item::Call(c) => {
-                    let failed = c.results.iter().any(|x| x.is_failure());
-                    let _ = writeln!(
-                        out,
-                        "<details><summary>{} <code>{}</code> (E{}){}</summary>\n",
-                        inline(&r.s(c.call.tool.as_deref().unwrap_or("tool"))),
-                        inline(&r.s(&call_summary(c.call))),
-                        c.call.seq + 1,
-                        if failed { " — failed" } else { "" }
-                    );
-                    let args = c
-                        .call
-                        .args
-                        .as_ref()
-                        .map(|a| serde_json::to_string_pretty(&r.json(a)).unwrap_or_default())
-                        .unwrap_or_else(|| r.s(&c.call.text));
-                    fenced(&mut out, &args);
-                    for res in &c.results {
-                        result_md(&mut out, res, r);
-                    }
-                    if c.results.is_empty() {
-                        out.push_str("\n_no result recorded_\n");
-                    }
-                    out.push_str("\n</details>\n\n");
-                }
-                Item::Orphan(e) => {
-                    let _ = writeln!(
-                        out,
-                        "<details><summary>{} (E{}) — result without a recorded call</summary>\n",
-                        inline(&r.s(e.tool.as_deref().unwrap_or("tool"))),
-                        e.seq + 1
-                    );
-                    result_md(&mut out, e, r);
-                    out.push_str("\n</details>\n\n");
-                }
+        Piece::Turn(n) => {
+            let _ = writeln!(out, "\n## Turn {n}\n");
+        }
+        Piece::Text(e) => event_md(out, e, r),
+        Piece::Call(call, results) => {
+            let failed = results.iter().any(|x| x.is_failure());
+            let _ = writeln!(
+                out,
+                "<details><summary>{} <code>{}</code> (E{}){}</summary>\n",
+                inline(&r.s(call.tool.as_deref().unwrap_or("tool"))),
+                inline(&r.s(&call_summary(call))),
+                call.seq + 1,
+                if failed { " — failed" } else { "" }
+            );
+            let args = call
+                .args
+                .as_ref()
+                .map(|a| serde_json::to_string_pretty(&r.json(a)).unwrap_or_default())
+                .unwrap_or_else(|| r.s(&call.text));
+            fenced(out, &args);
+            for res in results {
+                result_md(out, res, r);
             }
+            if results.is_empty() {
+                out.push_str("\n_no result recorded_\n");
+            }
+            out.push_str("\n</details>\n\n");
+        }
+        Piece::Orphan(e) => {
+            let _ = writeln!(
+                out,
+                "<details><summary>{} (E{}) — result without a recorded call</summary>\n",
+                inline(&r.s(e.tool.as_deref().unwrap_or("tool"))),
+                e.seq + 1
+            );
+            result_md(out, e, r);
+            out.push_str("\n</details>\n\n");
         }
     }
+}
+
+/// The document's last line.
+pub fn tail(out: &mut String, plan: &Plan, r: &Redactor) {
     let _ = writeln!(
         out,
         "\n---\nExported by scry: {} event(s), {} warning(s){}.",
-        s.events.len(),
-        s.warnings.len(),
+        plan.events,
+        plan.warnings.len(),
         if r.on() { ", secrets redacted" } else { "" }
     );
-    out
 }
 
 fn result_md(out: &mut String, e: &Event, r: &Redactor) {

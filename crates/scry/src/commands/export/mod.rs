@@ -10,17 +10,18 @@
 
 mod html;
 mod markdown;
+mod stream;
 
-use std::collections::HashMap;
+use std::io::Write;
 
 use clap::{Args, ValueEnum};
-use scry_model::{Event, EventKind, Session};
+use scry_model::Event;
 use serde_json::{json, Value};
 
-use super::loaded;
 use super::Output;
 use crate::app::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::session_read::{self, FnSink, Opened};
 use scry_model::ErrorCode;
 
 /// Document formats.
@@ -48,78 +49,6 @@ pub struct ExportArgs {
     /// Write the document to this file instead of stdout
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
-}
-
-/// One tool call with its result(s), as the document shows it.
-pub struct Call<'a> {
-    /// The call event.
-    pub call: &'a Event,
-    /// Results paired by call id.
-    pub results: Vec<&'a Event>,
-}
-
-/// What a turn shows, in order.
-pub enum Item<'a> {
-    /// A user / assistant / system / compaction / meta / thinking event.
-    Text(&'a Event),
-    /// A tool call and its results.
-    Call(Call<'a>),
-    /// A result whose call is not in the session.
-    Orphan(&'a Event),
-}
-
-/// One turn.
-pub struct Turn<'a> {
-    /// Turn number (0 = preamble).
-    pub number: u32,
-    /// Its items.
-    pub items: Vec<Item<'a>>,
-}
-
-/// Groups `s`'s events by turn, pairing results with their calls.
-pub fn turns(s: &Session) -> Vec<Turn<'_>> {
-    let mut by_call: HashMap<&str, Vec<&Event>> = HashMap::new();
-    let call_ids: std::collections::HashSet<&str> = s
-        .events
-        .iter()
-        .filter(|e| e.kind == EventKind::ToolCall)
-        .filter_map(|e| e.call_id.as_deref())
-        .collect();
-    for e in &s.events {
-        if e.kind == EventKind::ToolResult {
-            if let Some(id) = e.call_id.as_deref().filter(|id| call_ids.contains(id)) {
-                by_call.entry(id).or_default().push(e);
-            }
-        }
-    }
-    let mut out: Vec<Turn> = Vec::new();
-    for e in &s.events {
-        if out.last().is_none_or(|t| t.number != e.turn) {
-            out.push(Turn {
-                number: e.turn,
-                items: Vec::new(),
-            });
-        }
-        let Some(t) = out.last_mut() else { continue };
-        match e.kind {
-            EventKind::ToolCall => {
-                let results = e
-                    .call_id
-                    .as_deref()
-                    .and_then(|id| by_call.remove(id))
-                    .unwrap_or_default();
-                t.items.push(Item::Call(Call { call: e, results }));
-            }
-            EventKind::ToolResult => {
-                let paired = e.call_id.as_deref().is_some_and(|id| call_ids.contains(id));
-                if !paired {
-                    t.items.push(Item::Orphan(e));
-                }
-            }
-            _ => t.items.push(Item::Text(e)),
-        }
-    }
-    out
 }
 
 /// Replaces secrets in the strings that reach the document (a no-op when off); counts them.
@@ -206,15 +135,56 @@ pub fn call_summary(e: &Event) -> String {
     short
 }
 
-/// Runs `scry export`.
+/// Where the document goes, counting the bytes written.
+struct Sink<'a> {
+    out: Box<dyn Write + 'a>,
+    bytes: usize,
+    buf: String,
+}
+
+impl Sink<'_> {
+    /// Writes what `buf` holds and empties it.
+    fn flush_buf(&mut self) -> std::io::Result<()> {
+        self.out.write_all(self.buf.as_bytes())?;
+        self.bytes += self.buf.len();
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+/// Runs `scry export`: a first pass over the session plans the document ([`stream::Plan`]), the
+/// second writes it piece by piece as events stream (to `--output` or stdout), so neither the
+/// session nor the document is ever held whole.
 pub fn run(ctx: &Ctx, args: &ExportArgs) -> CliResult<Output> {
-    let l = loaded::load(ctx, &args.id)?;
+    let opened = session_read::open(ctx, &args.id)?;
+    let mut plan = stream::Plan::read(&opened)?;
     let r = Redactor::new(args.redact);
-    let doc = match args.format {
-        Format::Json => json_doc(&l.session, &r),
-        Format::Md => markdown::render(&l.session, &r),
-        Format::Html => html::render(&l.session, &r),
+    let stdout = std::io::stdout();
+    let out: Box<dyn Write> = match &args.output {
+        Some(path) => {
+            let file = std::fs::File::create(path).map_err(|e| cannot_write(path, &e))?;
+            Box::new(std::io::BufWriter::with_capacity(1 << 16, file))
+        }
+        None => Box::new(std::io::BufWriter::with_capacity(1 << 16, stdout.lock())),
     };
+    let mut sink = Sink {
+        out,
+        bytes: 0,
+        buf: String::new(),
+    };
+    let written = write_doc(&opened, &mut plan, args.format, &r, &mut sink)
+        .and_then(|()| sink.out.flush().map_err(DocError::Write));
+    drop(sink.out);
+    if let Err(e) = written {
+        if let Some(path) = &args.output {
+            let _ = std::fs::remove_file(path);
+        }
+        return Err(match (e, &args.output) {
+            (DocError::Read(e), _) => e,
+            (DocError::Write(e), Some(path)) => cannot_write(path, &e),
+            (DocError::Write(e), None) => CliError::from(e),
+        });
+    }
     let note = if args.redact {
         format!("redacted {} secret(s)\n", r.count())
     } else {
@@ -222,23 +192,17 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> CliResult<Output> {
     };
     match &args.output {
         Some(path) => {
-            std::fs::write(path, doc.as_bytes()).map_err(|e| {
-                CliError::new(
-                    ErrorCode::PersistenceFailure,
-                    format!("cannot write {}: {e}", path.display()),
-                )
-            })?;
             let v = json!({
-                "session": l.session.header.uri,
+                "session": plan.header.uri,
                 "format": format!("{:?}", args.format).to_lowercase(),
                 "output": path,
-                "bytes": doc.len(),
+                "bytes": sink.bytes,
                 "redacted": args.redact.then(|| r.count()),
             });
             let stdout = if ctx.json {
                 super::json_out(&v)
             } else {
-                format!("wrote {} ({} bytes)\n", path.display(), doc.len())
+                format!("wrote {} ({} bytes)\n", path.display(), sink.bytes)
             };
             Ok(Output {
                 stdout,
@@ -246,24 +210,158 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> CliResult<Output> {
             })
         }
         None => Ok(Output {
-            stdout: doc,
+            stdout: String::new(),
             stderr: note,
         }),
     }
 }
 
-/// The JSON document: header, events, warnings (every string redacted when asked).
-fn json_doc(s: &Session, r: &Redactor) -> String {
-    let v = json!({
-        "format": "scry-export/1",
-        "redacted": r.on(),
-        "session": serde_json::to_value(&s.header).unwrap_or(Value::Null),
-        "events": s.events.iter().map(|e| serde_json::to_value(e).unwrap_or(Value::Null)).collect::<Vec<_>>(),
-        "warnings": s.warnings.iter().map(|w| serde_json::to_value(w).unwrap_or(Value::Null)).collect::<Vec<_>>(),
-    });
-    let mut v = r.json(&v);
-    if let Some(m) = v.as_object_mut() {
-        m.insert("redactions".into(), json!(r.on().then(|| r.count())));
+/// Why the document could not be written: the session's second read failed, or the output.
+enum DocError {
+    Read(CliError),
+    Write(std::io::Error),
+}
+
+impl From<CliError> for DocError {
+    fn from(e: CliError) -> Self {
+        DocError::Read(e)
     }
-    super::json_out(&v)
+}
+
+impl From<std::io::Error> for DocError {
+    fn from(e: std::io::Error) -> Self {
+        DocError::Write(e)
+    }
+}
+
+impl From<scry_query::QueryError> for DocError {
+    fn from(e: scry_query::QueryError) -> Self {
+        DocError::Read(e.into())
+    }
+}
+
+fn cannot_write(path: &std::path::Path, e: &std::io::Error) -> CliError {
+    CliError::new(
+        ErrorCode::PersistenceFailure,
+        format!("cannot write {}: {e}", path.display()),
+    )
+}
+
+/// The second pass: streams the session again and writes the document in `format`.
+fn write_doc(
+    opened: &Opened,
+    plan: &mut stream::Plan,
+    format: Format,
+    r: &Redactor,
+    sink: &mut Sink<'_>,
+) -> Result<(), DocError> {
+    if format == Format::Json {
+        return json_doc(opened, plan, r, sink);
+    }
+    match format {
+        Format::Md => markdown::head(&mut sink.buf, &plan.header, r),
+        _ => html::head(&mut sink.buf, &plan.header, &plan.turns, r),
+    }
+    sink.flush_buf()?;
+    let mut grouper = stream::Grouper::new(plan);
+    let mut open = false;
+    let mut failed: Option<std::io::Error> = None;
+    {
+        let mut emit = |p: stream::Piece| {
+            if failed.is_some() {
+                return;
+            }
+            match format {
+                Format::Md => markdown::piece(&mut sink.buf, &p, r),
+                _ => html::piece(&mut sink.buf, &p, r, &mut open),
+            }
+            if sink.buf.len() >= 1 << 16 {
+                if let Err(e) = sink.flush_buf() {
+                    failed = Some(e);
+                }
+            }
+        };
+        let mut events = FnSink {
+            on_event: |e: Event| grouper.push(e, &mut emit),
+            on_warning: |_w| {},
+        };
+        opened.stream(&mut events)?;
+        grouper.finish(&mut emit);
+    }
+    if let Some(e) = failed {
+        return Err(DocError::Write(e));
+    }
+    match format {
+        Format::Md => markdown::tail(&mut sink.buf, plan, r),
+        _ => html::tail(&mut sink.buf, plan, r, open),
+    }
+    Ok(sink.flush_buf()?)
+}
+
+/// `v` pretty-printed as serde_json does, for a value nested `depth` levels deep (its first
+/// line unindented). JSON text has no raw newline inside a string, so indenting every line
+/// after the first is exactly the nested form.
+fn pretty_at(v: &Value, depth: usize) -> String {
+    let s = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".to_string());
+    s.replace('\n', &format!("\n{}", "  ".repeat(depth)))
+}
+
+/// The JSON document: header, events, warnings (every string redacted when asked), written as
+/// `json_out` would print the whole object (keys in order, two-space indent), one event at a
+/// time. Redacting each event, the header and each warning apart is redacting the whole: the
+/// rule reads a value's own key, and none of the document's top-level keys is secret-named.
+fn json_doc(
+    opened: &Opened,
+    plan: &mut stream::Plan,
+    r: &Redactor,
+    sink: &mut Sink<'_>,
+) -> Result<(), DocError> {
+    let header = r.json(&serde_json::to_value(&plan.header).unwrap_or(Value::Null));
+    let warnings: Vec<Value> = plan
+        .warnings
+        .iter()
+        .map(|w| r.json(&serde_json::to_value(w).unwrap_or(Value::Null)))
+        .collect();
+    sink.buf.push_str("{\n  \"events\": [");
+    let mut n = 0usize;
+    let mut failed: Option<std::io::Error> = None;
+    {
+        let mut events = FnSink {
+            on_event: |e: Event| {
+                if failed.is_some() {
+                    return;
+                }
+                let v = r.json(&serde_json::to_value(&e).unwrap_or(Value::Null));
+                sink.buf.push_str(if n == 0 { "\n    " } else { ",\n    " });
+                sink.buf.push_str(&pretty_at(&v, 2));
+                n += 1;
+                if sink.buf.len() >= 1 << 16 {
+                    if let Err(e) = sink.flush_buf() {
+                        failed = Some(e);
+                    }
+                }
+            },
+            on_warning: |_w| {},
+        };
+        opened.stream(&mut events)?;
+    }
+    if let Some(e) = failed {
+        return Err(DocError::Write(e));
+    }
+    sink.buf.push_str(if n == 0 { "],\n" } else { "\n  ],\n" });
+    let rest = [
+        ("format", json!("scry-export/1")),
+        ("redacted", json!(r.on())),
+        ("redactions", json!(r.on().then(|| r.count()))),
+        ("session", header),
+        ("warnings", Value::Array(warnings)),
+    ];
+    let last = rest.len() - 1;
+    for (i, (k, v)) in rest.iter().enumerate() {
+        sink.buf
+            .push_str(&format!("  \"{k}\": {}", pretty_at(v, 1)));
+        sink.buf.push_str(if i == last { "\n" } else { ",\n" });
+    }
+    sink.buf.push_str("}\n");
+    Ok(sink.flush_buf()?)
 }
