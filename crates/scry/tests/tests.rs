@@ -36,5 +36,6 @@ mod resume;
 mod skill;
 mod sources;
 mod timed;
+mod usage;
 mod util;
 mod watch;

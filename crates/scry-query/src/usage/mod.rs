@@ -89,11 +89,13 @@ pub struct SessionUsage {
 }
 
 /// Reads every session of `providers` (all when empty) that may hold a request at or after
-/// `since` (sessions updated before it are skipped), keeping only their requests.
+/// `since` (sessions the index knows ended before it are skipped, except the session `keep`
+/// names by id and its children), keeping only their requests.
 pub fn collect(
     ctx: &Context,
     providers: &[ProviderId],
     since: Option<Timestamp>,
+    keep: Option<&str>,
 ) -> QueryResult<(Vec<SessionUsage>, Vec<Warning>)> {
     let catalog = Catalog::discover(&ctx.env, providers);
     let mut warnings = catalog.warnings.clone();
@@ -112,7 +114,8 @@ pub fn collect(
         if let (Some(store), Some(since)) = (index.as_ref(), since) {
             // The index knows when the session was last active: skip what ended before.
             if let Ok(h) = store.header(file) {
-                if h.updated.is_some_and(|u| u < since) {
+                let kept = keep.is_some_and(|k| h.id == k || h.parent.as_deref() == Some(k));
+                if h.updated.is_some_and(|u| u < since) && !kept {
                     continue;
                 }
             }
@@ -232,4 +235,40 @@ fn read_one(
 /// A usage error (exit 2) naming the bad value.
 pub(crate) fn bad(code: ErrorCode, message: String) -> QueryError {
     QueryError::usage(code, message)
+}
+
+/// The cost of one session's requests, summed while its events stream by (`show`).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Cost {
+    /// USD of the priced requests; `None` when no request was priced.
+    pub usd: Option<f64>,
+    /// Models without a price and their tokens (not in `usd`).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub unpriced: std::collections::BTreeMap<String, u64>,
+}
+
+impl Cost {
+    /// Adds the request `e` carries, if any, priced from `table`.
+    pub fn push(&mut self, e: &Event, table: &PriceTable) {
+        let Some(r) = Request::of(e) else { return };
+        match table.lookup(&r.model) {
+            Some(p) => {
+                *self.usd.get_or_insert(0.0) += price::cost(&p.price, &r.usage, r.cache_write_1h)
+            }
+            None => *self.unpriced.entry(r.model).or_default() += r.usage.total(),
+        }
+    }
+}
+
+/// The price table of `ctx`: the embedded one plus the config file's `[pricing]` (none for the
+/// demo; a config file that cannot be read gives the embedded table alone — the commands that
+/// report usage refuse it with its error first).
+pub fn prices(ctx: &Context) -> PriceTable {
+    if ctx.demo {
+        return PriceTable::embedded().clone();
+    }
+    match scry_sources::config::pricing(&ctx.env) {
+        Ok(custom) => PriceTable::with_custom(&custom),
+        Err(_) => PriceTable::embedded().clone(),
+    }
 }

@@ -329,7 +329,7 @@ pub fn usage(ctx: &Context, req: &UsageRequest) -> QueryResult<UsageReport> {
         .transpose()?;
     let providers = crate::filter::providers(req.provider.as_deref())?;
     let table = PriceTable::with_custom(&req.prices);
-    let (sessions, warnings) = collect(ctx, &providers, since)?;
+    let (sessions, warnings) = collect(ctx, &providers, since, None)?;
     Ok(build(
         req, &table, &tz, now, since, until, &sessions, warnings,
     ))

@@ -51,7 +51,12 @@ pub fn statusline(
         .checked_sub(SignedDuration::from_hours(10))
         .unwrap_or(now);
     let providers = crate::filter::providers(req.provider.as_deref())?;
-    let (sessions, warnings) = collect(ctx, &providers, Some(midnight.min(block_from)))?;
+    let (sessions, warnings) = collect(
+        ctx,
+        &providers,
+        Some(midnight.min(block_from)),
+        Some(session_id),
+    )?;
     let table = PriceTable::with_custom(&req.prices);
     let run = |period: Period, since: Option<Timestamp>| {
         let r = UsageRequest {

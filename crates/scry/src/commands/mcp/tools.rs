@@ -171,6 +171,22 @@ pub fn all() -> Vec<ToolSpec> {
             required: &["id"],
             native_paging: false,
         },
+        ToolSpec {
+            name: "usage",
+            description: "Tokens and USD cost per day, week, month, session (subagents folded in) or 5-hour billing block, across every agent, priced from an embedded LiteLLM price table (models without a price are listed as unpriced with their tokens, never $0). Use to answer how much sessions cost or which model / project used the most.",
+            command: "usage",
+            properties: || {
+                json!({
+                    "report": {"type": "string", "enum": ["daily", "weekly", "monthly", "session", "blocks"], "description": "The report (default daily)"},
+                    "since": {"type": "string", "description": "Requests since: a date (2026-12-01) or a duration (7d)"},
+                    "until": {"type": "string", "description": "Requests until the end of this date"},
+                    "by": {"type": "string", "enum": ["model", "provider", "project", "machine"], "description": "Breakdown of each row (default model)"},
+                    "provider": provider_prop(),
+                })
+            },
+            required: &[],
+            native_paging: false,
+        },
     ]
 }
 
@@ -314,6 +330,22 @@ pub fn argv(
             }
         }
         "files" => flag(&mut v, "group", string(args, "group")?),
+        "usage" => {
+            // Only the reports: `statusline` reads stdin, which is the MCP transport here.
+            if let Some(r) = string(args, "report")? {
+                if !["daily", "weekly", "monthly", "session", "blocks"].contains(&r.as_str()) {
+                    return Err(format!(
+                        "usage: report must be daily, weekly, monthly, session or blocks, not {r:?}"
+                    ));
+                }
+                v.push(r);
+            }
+            flag(&mut v, "since", string(args, "since")?);
+            flag(&mut v, "until", string(args, "until")?);
+            flag(&mut v, "by", string(args, "by")?);
+            flag(&mut v, "provider", string(args, "provider")?);
+            return Ok(v);
+        }
         _ => {}
     }
     if let Some(id) = string(args, "id")? {
