@@ -272,3 +272,13 @@ pub fn prices(ctx: &Context) -> PriceTable {
         Err(_) => PriceTable::embedded().clone(),
     }
 }
+
+/// Dollars for people: `$1.23`, or four decimals under a cent (`$0.0042`) so a small priced
+/// cost never reads as `$0.00`.
+pub fn dollars(usd: f64) -> String {
+    if usd > 0.0 && usd < 0.01 {
+        format!("${usd:.4}")
+    } else {
+        format!("${usd:.2}")
+    }
+}

@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
 use scry_model::ErrorCode;
-use scry_query::usage::{By, Period, UsageReport, UsageRequest, UsageRow};
+use scry_query::usage::{dollars, By, Period, UsageReport, UsageRequest, UsageRow};
 use serde_json::{json, Value};
 
 use super::Output;
@@ -125,8 +125,8 @@ pub fn run(ctx: &Ctx, args: &UsageArgs) -> CliResult<Output> {
 pub fn money(row: &UsageRow) -> String {
     match (row.cost_usd, row.unpriced.is_empty()) {
         (None, _) => "unpriced".to_string(),
-        (Some(c), true) => format!("${c:.2}"),
-        (Some(c), false) => format!("${c:.2}+unpriced"),
+        (Some(c), true) => dollars(c),
+        (Some(c), false) => format!("{}+unpriced", dollars(c)),
     }
 }
 
@@ -195,8 +195,8 @@ pub fn text(r: &UsageReport, breakdown: bool, s: Style) -> String {
             for p in &row.breakdown {
                 let cost = match (p.cost_usd, p.unpriced_tokens) {
                     (None, _) => "unpriced".to_string(),
-                    (Some(c), None) => format!("${c:.2}"),
-                    (Some(c), Some(_)) => format!("${c:.2}+unpriced"),
+                    (Some(c), None) => dollars(c),
+                    (Some(c), Some(_)) => format!("{}+unpriced", dollars(c)),
                 };
                 lines.push([
                     String::new(),
