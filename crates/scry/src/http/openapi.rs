@@ -380,14 +380,14 @@ pub const ROUTES: &[Route] = &[
         params: BATCH,
     },
     Route {
-        path: "/v1/usage",
-        summary: "Tokens and USD per day, week, month, session or 5-hour block (scry usage --json)",
-        params: USAGE,
-    },
-    Route {
         path: "/v1/stream",
         summary: "Server-sent events: sessions the index added or saw grow (session: {change, active, session: list row}; reset)",
         params: &[],
+    },
+    Route {
+        path: "/v1/usage",
+        summary: "Tokens and USD per day, week, month, session or 5-hour block (scry usage --json)",
+        params: USAGE,
     },
 ];
 
