@@ -450,3 +450,35 @@ fn bad_values_are_usage_errors_naming_them() {
         out.assert_no_panic();
     }
 }
+
+#[test]
+fn show_and_digest_cost_equal_the_session_report() {
+    let split = rows_by_id(&report(&["session", "--split"]));
+    for id in [
+        "029942d1-8e5d-4155-96e8-b9fe03dadf8d",
+        "01a22cf1-805d-7161-bbbc-a2414caa5633",
+        "ses_dcc4cdd9affe7t35agMQZeWqAT",
+    ] {
+        let want = split[id]["cost_usd"].as_f64();
+        let show = scry(&home(), &["show", id, "--json"]);
+        assert_eq!(show.code, 0, "{}", show.render());
+        let digest = scry(&home(), &["digest", id, "--json"]);
+        assert_eq!(digest.code, 0, "{}", digest.render());
+        for (what, got) in [
+            ("show", show.json()["stats"]["cost_usd"].as_f64()),
+            ("digest", digest.json()["digest"]["cost_usd"].as_f64()),
+        ] {
+            match (got, want) {
+                (Some(g), Some(w)) => assert!(close(g, w), "{what} {id}: {g} vs {w}"),
+                (g, w) => assert_eq!(g, w, "{what} {id}: unpriced stays null"),
+            }
+        }
+    }
+    // Kilo's mock model: unpriced in show's text, never $0.
+    let text = scry(&home(), &["show", "ses_dcc4cdd9affe7t35agMQZeWqAT"]);
+    assert!(
+        text.stdout.contains("cost      unpriced (mock-coder)"),
+        "{}",
+        text.stdout
+    );
+}

@@ -53,7 +53,18 @@ pub fn run(ctx: &Ctx, args: &DigestArgs) -> CliResult<Output> {
     let l = loaded::load(ctx, &args.id)?;
     let d = Digest::of(&l.session, &l.facts, args.focus);
     if ctx.json {
-        let v = loaded::envelope(&l.session, "digest", d.to_json());
+        let mut body = d.to_json();
+        // Issue 19: the session's USD, priced per request as `scry usage` prices it (additive).
+        let table = scry_query::usage::prices(ctx);
+        let mut cost = scry_query::usage::Cost::default();
+        for e in &l.session.events {
+            cost.push(e, &table);
+        }
+        if let Some(m) = body.as_object_mut() {
+            m.insert("cost_usd".into(), json!(cost.usd));
+            m.insert("unpriced".into(), json!(cost.unpriced));
+        }
+        let v = loaded::envelope(&l.session, "digest", body);
         return Ok(super::json_out(&v).into());
     }
     let mut out = vec![Style::new(ctx.color).bold(&loaded::title_line(&l.session))];
