@@ -370,8 +370,26 @@ mod tests {
         );
         assert_eq!(
             parse_err("[excludes]\n"),
-            "/c/config.toml:1:2: key 'excludes': unknown field `excludes`, expected `exclude` or `aider`"
+            "/c/config.toml:1:2: key 'excludes': unknown field `excludes`, expected one of `exclude`, `aider`, `pricing`"
         );
+        // `[pricing."<model>"]` (scry usage): known keys only, non-negative prices.
+        let p = Path::new("/c/config.toml");
+        let ok = parse_pricing(
+            "[pricing.\"m-1\"]\ninput = 3\noutput = 15.0\ncache_write_1h = 6\n",
+            p,
+        )
+        .expect("valid pricing");
+        assert_eq!(ok["m-1"].input, 3.0);
+        assert_eq!(ok["m-1"].cache_write_1h, Some(6.0));
+        assert_eq!(ok["m-1"].cache_read, None);
+        let e = parse_pricing("[pricing.m]\ninput = 1\noutput = 1\ncache = 2\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown field `cache`"), "{e}");
+        let e = parse_pricing("[pricing.m]\ninput = 1\noutput = -2\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("pricing.\"m\"") && e.contains("-2"), "{e}");
         let e = parse_err("[exclude\nproviders = []\n");
         assert!(e.starts_with("/c/config.toml:1:"), "{e}");
         let e = parse_err("[exclude]\npaths = [\"a/[b\"]\n");

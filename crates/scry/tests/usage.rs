@@ -482,3 +482,20 @@ fn show_and_digest_cost_equal_the_session_report() {
         text.stdout
     );
 }
+
+#[test]
+fn http_usage_route_answers_the_cli_report() {
+    let server = crate::http::Server::start(&home(), &["--reveal"]);
+    let r = server.get("/v1/usage?report=session&split=true&by=provider");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let api = r.json();
+    let cli = report(&["session", "--split", "--by", "provider"]);
+    assert_eq!(api["rows"], cli["rows"]);
+    assert_eq!(api["totals"], cli["totals"]);
+    assert_eq!(api["report"], "session");
+    let bad = server.get("/v1/usage?report=hourly");
+    assert_eq!(bad.status, 400, "{}", bad.body);
+    assert!(bad.body.contains("hourly"), "{}", bad.body);
+    let doc = server.get("/openapi.json").json();
+    assert!(doc["paths"]["/v1/usage"]["get"].is_object());
+}
