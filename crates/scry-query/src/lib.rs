@@ -51,6 +51,7 @@ pub mod session_read;
 pub mod stats;
 pub mod turn_build;
 pub mod turns;
+pub mod usage;
 
 use std::path::{Path, PathBuf};
 

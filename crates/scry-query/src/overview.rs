@@ -30,6 +30,8 @@ pub struct Overview {
     pub fingerprint: String,
     /// Live / persisted (S-Q1).
     pub availability: Availability,
+    /// USD of the session's requests (issue 19).
+    pub cost: crate::usage::Cost,
 }
 
 /// Reads session `reference` and computes its overview.
@@ -39,10 +41,13 @@ pub fn overview(ctx: &Context, reference: &str) -> QueryResult<Overview> {
     let mut stats = Stats::default();
     let mut fold = LedgerFold::for_card();
     let mut warnings: Vec<Warning> = Vec::new();
+    let table = crate::usage::prices(ctx);
+    let mut cost = crate::usage::Cost::default();
     let header = {
         let mut sink = FnSink {
             on_event: |e: Event| {
                 fold.push(&e);
+                cost.push(&e, &table);
                 stats.event(e);
             },
             on_warning: |w: Warning| warnings.push(w),
@@ -59,6 +64,7 @@ pub fn overview(ctx: &Context, reference: &str) -> QueryResult<Overview> {
         card,
         fingerprint,
         availability: opened.availability(),
+        cost,
     })
 }
 
@@ -122,6 +128,8 @@ impl Overview {
                 "failures": st.failures,
                 "tools": st.tools,
                 "tokens": tokens,
+                "cost_usd": self.cost.usd,
+                "unpriced": self.cost.unpriced,
                 "duration_ms": render::span_ms(h.created, h.updated),
             },
             "goal": st.goal,

@@ -28,6 +28,9 @@ pub struct Pending {
 struct Msg {
     key: Option<u64>,
     usage: Option<TokenUsage>,
+    /// Of the usage's cache writes, those with a 1-hour lifetime (`cache_creation`'s
+    /// `ephemeral_1h_input_tokens`): `scry usage` prices them apart.
+    write_1h: u64,
     last: Option<usize>,
     copied: bool,
 }
@@ -56,6 +59,9 @@ impl Pending {
                         put(e, "copied_usage", usage_json(&u));
                     } else if msg.key.is_none_or(|k| counted.insert(k)) {
                         e.usage = Some(u);
+                        if msg.write_1h > 0 {
+                            put(e, "cache_write_1h", json!(msg.write_1h));
+                        }
                     }
                 }
             }
@@ -117,6 +123,7 @@ impl Parser<'_> {
             self.pending.msg = Some(Msg {
                 key,
                 usage: None,
+                write_1h: 0,
                 last: None,
                 copied: self.is_copied(at.line),
             });
@@ -175,6 +182,11 @@ impl Parser<'_> {
             if !synthetic {
                 if let Some(u) = msg.get("usage").and_then(usage_of) {
                     m.usage = Some(u);
+                    m.write_1h = msg
+                        .pointer("/usage/cache_creation/ephemeral_1h_input_tokens")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0)
+                        .min(u.cache_write);
                 }
             }
         }

@@ -19,6 +19,7 @@
 //! and the offending value — never a panic, never silently ignored (a typo such as `provider =`
 //! must not quietly leave a poison source in).
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -76,6 +77,84 @@ struct RawConfig {
     exclude: RawExclude,
     #[serde(default)]
     aider: RawAider,
+    #[serde(default)]
+    pricing: BTreeMap<String, PriceOverride>,
+}
+
+/// A custom model price of the config file, USD per million tokens (`scry usage`):
+///
+/// ```toml
+/// [pricing."my-model"]
+/// input = 3.0
+/// output = 15.0
+/// cache_read = 0.3     # default: input
+/// cache_write = 3.75   # default: input
+/// cache_write_1h = 6.0 # default: cache_write
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceOverride {
+    /// Input, per million tokens.
+    pub input: f64,
+    /// Output (reasoning included), per million tokens.
+    pub output: f64,
+    /// Cache read, per million tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read: Option<f64>,
+    /// Cache write (5-minute), per million tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write: Option<f64>,
+    /// 1-hour cache write, per million tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h: Option<f64>,
+}
+
+/// The effective `[pricing."<model>"]` overrides of the config file at [`config_path`] (model
+/// names as written); a missing file gives none. Errors as [`load`] gives them, plus a negative
+/// or non-finite price.
+pub fn pricing(env: &Env) -> Result<BTreeMap<String, PriceOverride>, ConfigError> {
+    let path = config_path(env);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => parse_pricing(&text, &path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+        Err(source) => Err(ConfigError::Read { path, source }),
+    }
+}
+
+/// Parses the `[pricing]` tables of config `text` (read from `path`, used in errors).
+pub fn parse_pricing(
+    text: &str,
+    path: &Path,
+) -> Result<BTreeMap<String, PriceOverride>, ConfigError> {
+    let raw: RawConfig = toml::from_str(text).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        let message = e.message().lines().next().unwrap_or("").trim().to_string();
+        invalid(text, path, span.clone(), key_at(text, span.start), message)
+    })?;
+    for (model, p) in &raw.pricing {
+        let values = [
+            Some(p.input),
+            Some(p.output),
+            p.cache_read,
+            p.cache_write,
+            p.cache_write_1h,
+        ];
+        if let Some(v) = values
+            .into_iter()
+            .flatten()
+            .find(|v| !v.is_finite() || *v < 0.0)
+        {
+            let at = text.find(model.as_str()).unwrap_or(0);
+            return Err(invalid(
+                text,
+                path,
+                at..at,
+                Some(format!("pricing.\"{model}\"")),
+                format!("price {v} is not a non-negative number of USD per million tokens"),
+            ));
+        }
+    }
+    Ok(raw.pricing)
 }
 
 #[derive(Deserialize, Default)]
@@ -291,8 +370,26 @@ mod tests {
         );
         assert_eq!(
             parse_err("[excludes]\n"),
-            "/c/config.toml:1:2: key 'excludes': unknown field `excludes`, expected `exclude` or `aider`"
+            "/c/config.toml:1:2: key 'excludes': unknown field `excludes`, expected one of `exclude`, `aider`, `pricing`"
         );
+        // `[pricing."<model>"]` (scry usage): known keys only, non-negative prices.
+        let p = Path::new("/c/config.toml");
+        let ok = parse_pricing(
+            "[pricing.\"m-1\"]\ninput = 3\noutput = 15.0\ncache_write_1h = 6\n",
+            p,
+        )
+        .expect("valid pricing");
+        assert_eq!(ok["m-1"].input, 3.0);
+        assert_eq!(ok["m-1"].cache_write_1h, Some(6.0));
+        assert_eq!(ok["m-1"].cache_read, None);
+        let e = parse_pricing("[pricing.m]\ninput = 1\noutput = 1\ncache = 2\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown field `cache`"), "{e}");
+        let e = parse_pricing("[pricing.m]\ninput = 1\noutput = -2\n", p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("pricing.\"m\"") && e.contains("-2"), "{e}");
         let e = parse_err("[exclude\nproviders = []\n");
         assert!(e.starts_with("/c/config.toml:1:"), "{e}");
         let e = parse_err("[exclude]\npaths = [\"a/[b\"]\n");

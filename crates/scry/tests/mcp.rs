@@ -110,7 +110,8 @@ fn mcp_initialize_list_and_every_tool_on_the_demo() {
                 "errors",
                 "trace",
                 "graph",
-                "context"
+                "context",
+                "usage"
             ]
         );
         for t in &tools {

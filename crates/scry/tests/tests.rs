@@ -40,5 +40,6 @@ mod skill;
 mod sources;
 mod stream_rss;
 mod timed;
+mod usage;
 mod util;
 mod watch;

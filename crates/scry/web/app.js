@@ -12,6 +12,7 @@ import { clear } from './dom.js';
 import { copyRef, eventRef, sessionRef } from './ref.js';
 import { renderSearch } from './search.js';
 import { renderSession } from './session.js';
+import { renderUsage } from './usage.js';
 
 const qInput = document.getElementById('q');
 const regexBox = document.getElementById('regex');
@@ -30,6 +31,9 @@ function route() {
   }
   if (r.view === 'session') {
     renderSession(r.id, r.params, token);
+  } else if (r.view === 'usage') {
+    setFilters(r.params);
+    renderUsage(r.params, token);
   } else if (r.view === 'search') {
     setFilters(r.params);
     qInput.value = r.params.get('q') || '';

@@ -3,6 +3,7 @@
 //   #/?scope=…&provider=…&since=…&kind=…        the session list (paged)
 //   #/search?q=…&regex=1&case=1&area=…&<filters>  search results, grouped by session
 //   #/s/<uri>?e=<event>&loc=<locator>&q=…&r=a-b   one session; e/loc jump to an event
+//   #/usage?by=model|provider|project&<filters>    tokens and USD per day (usage.js)
 
 const body = document.body;
 
@@ -60,6 +61,7 @@ export function parseHash() {
   const params = new URLSearchParams(qi >= 0 ? raw.slice(qi + 1) : '');
   if (path.startsWith('/s/')) return { view: 'session', id: decodeURIComponent(path.slice(3)), params };
   if (path === '/search') return { view: 'search', params };
+  if (path === '/usage') return { view: 'usage', params };
   return { view: 'list', params };
 }
 

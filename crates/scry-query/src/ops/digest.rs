@@ -61,6 +61,8 @@ pub struct Digest {
     pub files: Vec<FileSummary>,
     /// The last non-empty answer.
     pub final_answer: Option<String>,
+    /// The session's USD, priced per request as `scry usage` prices it (issue 19).
+    pub cost: crate::usage::Cost,
 }
 
 fn to_value<T: Serialize>(v: &T) -> Value {
@@ -93,6 +95,7 @@ impl Digest {
             turns,
             files,
             final_answer,
+            cost: crate::usage::Cost::default(),
         }
     }
 
@@ -117,6 +120,8 @@ impl Digest {
                 "jobs": to_value(&o.jobs),
             },
             "tokens": to_value(&o.tokens),
+            "cost_usd": self.cost.usd,
+            "unpriced": to_value(&self.cost.unpriced),
         })
     }
 }
@@ -166,7 +171,11 @@ pub struct DigestReport {
 /// The digest of `req.id`.
 pub fn digest(ctx: &Context, req: &DigestRequest) -> QueryResult<DigestReport> {
     let l = super::load(ctx, &req.id)?;
-    let digest = Digest::of(&l.session, &l.facts, req.focus);
+    let mut digest = Digest::of(&l.session, &l.facts, req.focus);
+    let table = crate::usage::prices(ctx);
+    for e in &l.session.events {
+        digest.cost.push(e, &table);
+    }
     Ok(DigestReport {
         digest,
         failures: l.facts.failures,

@@ -24,6 +24,7 @@ mod skill;
 mod trace;
 mod turn;
 mod turns;
+mod usage;
 mod watch;
 mod web;
 mod workspace;
@@ -87,6 +88,8 @@ pub enum Command {
     /// Keep the index current from file notifications until interrupted (read commands then
     /// skip their freshness check)
     Watch(watch::WatchArgs),
+    /// Tokens and USD per day, week, month, session or 5-hour block; `statusline` for Claude Code
+    Usage(usage::UsageArgs),
 }
 
 /// What a command prints: its output on stdout, and notes for people (warnings, "more
@@ -150,6 +153,7 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Export(args) => export::run(ctx, args),
         Command::Web(args) => web::run(ctx, args),
         Command::Watch(args) => watch::run(ctx, args),
+        Command::Usage(args) => usage::run(ctx, args),
     }
 }
 

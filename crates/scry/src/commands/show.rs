@@ -28,7 +28,13 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
     if ctx.json {
         return Ok(super::json_out(&ov.to_json()).into());
     }
-    let mut out = text(&ov.header, &ov.stats, &ov.card, Style::new(ctx.color));
+    let mut out = text(
+        &ov.header,
+        &ov.stats,
+        &ov.card,
+        &ov.cost,
+        Style::new(ctx.color),
+    );
     if let Some(m) = ov.availability.archived {
         // Archived (S-I6): read from the index, the source is gone.
         let at = out.find('\n').map_or(out.len(), |i| i + 1);
@@ -44,7 +50,7 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
     Ok(out.into())
 }
 
-fn text(h: &Header, st: &Stats, o: &Overview, s: Style) -> String {
+fn text(h: &Header, st: &Stats, o: &Overview, cost: &scry_query::usage::Cost, s: Style) -> String {
     let mut out = Vec::new();
     let field = |name: &str, value: String| format!("{:<10}{value}", name);
     out.push(s.bold(&format!(
@@ -128,6 +134,9 @@ fn text(h: &Header, st: &Stats, o: &Overview, s: Style) -> String {
             None => "unknown (not recorded by the agent)".into(),
         },
     ));
+    if st.tokens.is_some() {
+        out.push(field("cost", cost_text(cost)));
+    }
     if let Some(g) = &st.goal {
         block(&mut out, "goal", g, 3);
     }
@@ -280,5 +289,19 @@ fn anchors_text(out: &mut Vec<String>, o: &Overview) {
             })
             .collect();
         out.push(field("wrote", format!("last {}", names.join(", "))));
+    }
+}
+
+/// `$0.18`, `$0.18 + unpriced mock-coder`, or `unpriced (mock-coder)` (issue 19).
+fn cost_text(c: &scry_query::usage::Cost) -> String {
+    let models: Vec<&str> = c.unpriced.keys().map(String::as_str).collect();
+    match (c.usd, models.is_empty()) {
+        (Some(u), true) => scry_query::usage::dollars(u),
+        (Some(u), false) => format!(
+            "{} + unpriced {}",
+            scry_query::usage::dollars(u),
+            models.join(", ")
+        ),
+        (None, _) => format!("unpriced ({})", models.join(", ")),
     }
 }

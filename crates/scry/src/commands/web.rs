@@ -45,6 +45,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("side.js", JS, include_str!("../../web/side.js")),
     ("ref.js", JS, include_str!("../../web/ref.js")),
     ("live.js", JS, include_str!("../../web/live.js")),
+    ("usage.js", JS, include_str!("../../web/usage.js")),
     (
         "style.css",
         "text/css; charset=utf-8",

@@ -30,6 +30,40 @@ const fn p(name: &'static str, kind: &'static str, doc: &'static str) -> Param {
     Param { name, kind, doc }
 }
 
+const USAGE: &[Param] = &[
+    p(
+        "report",
+        "string",
+        "daily (default), weekly, monthly, session or blocks",
+    ),
+    p(
+        "since",
+        "string",
+        "Requests since: a date (2026-12-01, 20261201) or a duration (7d)",
+    ),
+    p("until", "string", "Requests until the end of this date"),
+    p(
+        "by",
+        "string",
+        "Breakdown of each row: model (default), provider, project or machine",
+    ),
+    p(
+        "provider",
+        "string",
+        "Only these providers (comma-separated)",
+    ),
+    p(
+        "split",
+        "boolean",
+        "Session report: subagents as rows of their own (default: folded into their session)",
+    ),
+    p(
+        "timezone",
+        "string",
+        "IANA time zone of days and months (default: the server's)",
+    ),
+];
+
 const LIST: &[Param] = &[
     p(
         "scope",
@@ -359,6 +393,11 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/stream",
         summary: "Server-sent events: sessions the index added or saw grow (session: {change, active, session: list row}; reset)",
         params: &[],
+    },
+    Route {
+        path: "/v1/usage",
+        summary: "Tokens and USD per day, week, month, session or 5-hour block (scry usage --json)",
+        params: USAGE,
     },
 ];
 

@@ -206,6 +206,7 @@ pub fn table() -> Vec<(&'static str, MethodRouter<Arc<Api>>)> {
         ("/v1/search", get(search)),
         ("/v1/headers", get(headers)),
         ("/v1/stream", get(super::stream::list)),
+        ("/v1/usage", get(usage)),
     ]
 }
 
@@ -524,6 +525,45 @@ async fn graph(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/graph/{id}", raw, move |api, _| {
         let req = scry_query::GraphRequest { id: id_of(id)? };
         report(scry_query::graph(&by_id(api), &req))
+    })
+    .await
+}
+
+async fn usage(State(api): State<Arc<Api>>, raw: Raw) -> Response {
+    answer(api, "/v1/usage", raw, |api, p| {
+        let enumerated = |name: &str, accepted: &str| -> QueryResult<Option<String>> {
+            match p.get(name) {
+                Some(v) if !accepted.split(", ").any(|a| a == v) => {
+                    Err(bad_value(name, &v, accepted))
+                }
+                v => Ok(v),
+            }
+        };
+        let period = enumerated("report", "daily, weekly, monthly, session, blocks")?;
+        let by = enumerated("by", "model, provider, project, machine")?;
+        let req = scry_query::usage::UsageRequest {
+            period: period
+                .and_then(|v| clap::ValueEnum::from_str(&v, false).ok())
+                .unwrap_or_default(),
+            since: p.get("since"),
+            until: p.get("until"),
+            by: by
+                .and_then(|v| clap::ValueEnum::from_str(&v, false).ok())
+                .unwrap_or_default(),
+            provider: p.get("provider"),
+            split: p.flag("split")?,
+            timezone: p.get("timezone"),
+            prices: if api.ctx.demo {
+                Default::default()
+            } else {
+                scry_sources::config::pricing(&api.ctx.env)
+                    .map_err(|e| QueryError::usage(ErrorCode::InvalidFilter, e.to_string()))?
+            },
+            now: None,
+        };
+        let r = scry_query::usage::usage(&api.ctx, &req)?;
+        serde_json::to_value(&r)
+            .map_err(|e| QueryError::new(ErrorCode::Aborted, format!("usage report: {e}")))
     })
     .await
 }

@@ -170,6 +170,21 @@ pub fn all() -> Vec<ToolSpec> {
             required: &["id"],
             native_paging: false,
         },
+        ToolSpec {
+            name: "usage",
+            description: "Tokens and USD cost per day, week, month, session (subagents folded in) or 5-hour billing block, across every agent, priced from an embedded LiteLLM price table (models without a price are listed as unpriced with their tokens, never $0). Use to answer how much sessions cost or which model / project used the most.",
+            properties: || {
+                json!({
+                    "report": {"type": "string", "enum": ["daily", "weekly", "monthly", "session", "blocks"], "description": "The report (default daily)"},
+                    "since": {"type": "string", "description": "Requests since: a date (2026-12-01) or a duration (7d)"},
+                    "until": {"type": "string", "description": "Requests until the end of this date"},
+                    "by": {"type": "string", "enum": ["model", "provider", "project", "machine"], "description": "Breakdown of each row (default model)"},
+                    "provider": provider_prop(),
+                })
+            },
+            required: &[],
+            native_paging: false,
+        },
     ]
 }
 
@@ -384,6 +399,40 @@ pub fn call(
                 ..Default::default()
             },
         )?)),
+        "usage" => {
+            // Only the reports: `statusline` reads stdin, which is the MCP transport here.
+            let pick = |name: &str, accepted: &[&str]| -> Result<Option<String>, QueryError> {
+                match text(name)? {
+                    Some(v) if !accepted.contains(&v.as_str()) => Err(bad(format!(
+                        "usage: {name} must be one of {}, not {v:?}",
+                        accepted.join(", ")
+                    ))),
+                    v => Ok(v),
+                }
+            };
+            let period = pick("report", &["daily", "weekly", "monthly", "session", "blocks"])?;
+            let by = pick("by", &["model", "provider", "project", "machine"])?;
+            let req = scry_query::usage::UsageRequest {
+                period: period
+                    .and_then(|v| clap::ValueEnum::from_str(&v, false).ok())
+                    .unwrap_or_default(),
+                since: text("since")?,
+                until: text("until")?,
+                by: by
+                    .and_then(|v| clap::ValueEnum::from_str(&v, false).ok())
+                    .unwrap_or_default(),
+                provider: text("provider")?,
+                split: false,
+                timezone: None,
+                prices: if ctx.demo {
+                    Default::default()
+                } else {
+                    scry_sources::config::pricing(&ctx.env).map_err(|e| bad(e.to_string()))?
+                },
+                now: None,
+            };
+            Ok(to_json(&scry_query::usage::usage(ctx, &req)?))
+        }
         other => Err(bad(format!("no tool {other:?}"))),
     }
 }

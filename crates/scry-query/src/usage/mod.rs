@@ -1,0 +1,284 @@
+//! Usage and cost (issue 19): the typed `usage` operation every front end calls — the CLI's
+//! `scry usage`, the HTTP API's `/v1/usage`, MCP's `usage` tool and the web page's Usage view.
+//!
+//! Every model request scry read (an event carrying [`scry_model::TokenUsage`]) is priced from
+//! [`price::PriceTable`] and summed into daily / weekly / monthly / per-session rows or 5-hour
+//! billing blocks ([`report`], [`blocks`]). Tokens are scry's normalized counts (SPEC S-F7);
+//! where they differ from ccusage's the provider crates' `tests/ccusage.rs` say why.
+//!
+//! Sessions come from the index when it holds them (refreshed first, like every read), else
+//! from a direct parse; a source that cannot be read becomes a warning.
+
+pub mod blocks;
+pub mod price;
+pub mod report;
+pub mod statusline;
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use scry_model::{
+    ErrorCode, Event, Header, ProviderId, SessionKind, Timestamp, TokenUsage, Warning,
+};
+use scry_source::{Emitter, EventSink, SourceFile};
+
+use crate::catalog::Catalog;
+use crate::error::{QueryError, QueryResult};
+use crate::session_read::FnSink;
+use crate::Context;
+
+pub use price::{CustomPrice, PriceTable};
+pub use report::{usage, By, Period, UsageReport, UsageRequest, UsageRow};
+pub use statusline::{statusline, Statusline};
+
+/// One model request.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// When it was answered.
+    pub time: Option<Timestamp>,
+    /// The model (`unknown` when the event names none).
+    pub model: String,
+    /// Its tokens.
+    pub usage: TokenUsage,
+    /// Cache-write tokens with a 1-hour lifetime (Claude's `ephemeral_1h_input_tokens`).
+    pub cache_write_1h: u64,
+}
+
+impl Request {
+    /// The request of `e`, when it carries usage.
+    pub fn of(e: &Event) -> Option<Request> {
+        let usage = e.usage?;
+        let cache_write_1h = e
+            .data
+            .as_ref()
+            .and_then(|d| d.get("cache_write_1h"))
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0);
+        Some(Request {
+            time: e.time,
+            model: e.model.clone().unwrap_or_else(|| "unknown".to_string()),
+            usage,
+            cache_write_1h,
+        })
+    }
+}
+
+/// One session's requests and what reports group it by.
+#[derive(Debug, Clone)]
+pub struct SessionUsage {
+    /// Provider.
+    pub provider: ProviderId,
+    /// Session id.
+    pub id: String,
+    /// `provider:id`.
+    pub uri: String,
+    /// Working directory (the project).
+    pub cwd: Option<String>,
+    /// Title.
+    pub title: Option<String>,
+    /// Kind (main, subagent, …).
+    pub kind: SessionKind,
+    /// The parent's id.
+    pub parent: Option<String>,
+    /// Last activity.
+    pub updated: Option<Timestamp>,
+    /// The uri of the root session it folds into (itself for a root).
+    pub root: String,
+    /// Its model requests in order.
+    pub requests: Vec<Request>,
+}
+
+/// Reads every session of `providers` (all when empty) that may hold a request at or after
+/// `since` (sessions the index knows ended before it are skipped, except the session `keep`
+/// names by id and its children), keeping only their requests.
+pub fn collect(
+    ctx: &Context,
+    providers: &[ProviderId],
+    since: Option<Timestamp>,
+    keep: Option<&str>,
+) -> QueryResult<(Vec<SessionUsage>, Vec<Warning>)> {
+    let catalog = Catalog::discover(&ctx.env, providers);
+    let mut warnings = catalog.warnings.clone();
+    let mut index = if ctx.no_index {
+        None
+    } else {
+        crate::indexed::open(ctx)?
+    };
+    if let Some(store) = index.as_mut() {
+        if !crate::indexed::refresh(store, catalog.sources(), &catalog.files) {
+            index = None;
+        }
+    }
+    let mut sessions = Vec::new();
+    for file in &catalog.files {
+        if let (Some(store), Some(since)) = (index.as_ref(), since) {
+            // The index knows when the session was last active: skip what ended before.
+            if let Ok(h) = store.header(file) {
+                let kept = keep.is_some_and(|k| h.id == k || h.parent.as_deref() == Some(k));
+                if h.updated.is_some_and(|u| u < since) && !kept {
+                    continue;
+                }
+            }
+        }
+        match read_one(&catalog, index.as_ref(), file) {
+            Ok((header, requests)) => {
+                // Excluded projects drop out; the parent discovery knows fills a missing one.
+                let Some(entry) = crate::catalog::keep(file, header) else {
+                    continue;
+                };
+                let header = entry.header;
+                sessions.push(SessionUsage {
+                    provider: header.provider,
+                    id: header.id.clone(),
+                    uri: header.uri.clone(),
+                    cwd: header.cwd.clone(),
+                    title: header.title.clone(),
+                    kind: header.kind,
+                    parent: header.parent.clone(),
+                    updated: header.updated,
+                    root: header.uri.clone(),
+                    requests,
+                })
+            }
+            Err(w) => warnings.push(w),
+        }
+    }
+    fold_roots(&mut sessions);
+    Ok((sessions, warnings))
+}
+
+/// Sets each session's `root`: a subagent (or any non-main kind) folds into its parent's root
+/// of the same provider, when that session was read.
+fn fold_roots(sessions: &mut [SessionUsage]) {
+    let by_id: HashMap<(ProviderId, String), usize> = sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| ((s.provider, s.id.clone()), i))
+        .collect();
+    let roots: Vec<String> = (0..sessions.len())
+        .map(|i| {
+            let mut at = i;
+            for _ in 0..32 {
+                let s = &sessions[at];
+                if matches!(s.kind, SessionKind::Main | SessionKind::Exec) {
+                    break;
+                }
+                match s
+                    .parent
+                    .as_ref()
+                    .and_then(|p| by_id.get(&(s.provider, p.clone())))
+                {
+                    Some(&p) if p != at => at = p,
+                    _ => break,
+                }
+            }
+            sessions[at].uri.clone()
+        })
+        .collect();
+    for (s, r) in sessions.iter_mut().zip(roots) {
+        s.root = r;
+    }
+}
+
+/// One session's header and requests: from the index when it holds the session, else parsed.
+fn read_one(
+    catalog: &Catalog,
+    index: Option<&scry_store::Store>,
+    file: &SourceFile,
+) -> Result<(Header, Vec<Request>), Warning> {
+    let mut requests = Vec::new();
+    if let Some(store) = index {
+        let mut sink = FnSink {
+            on_event: |e: Event| requests.extend(Request::of(&e)),
+            on_warning: |_w: Warning| {},
+        };
+        if let Ok(Some(h)) = crate::indexed::replay_file(store, file, &mut sink) {
+            return Ok((h, requests));
+        }
+        requests.clear();
+    }
+    let source = catalog.source(file.provider).map_err(|e| {
+        Warning::at(
+            scry_model::WarningKind::Unreadable,
+            e.message.clone(),
+            &file.path,
+            None,
+        )
+    })?;
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let mut sink = FnSink {
+            on_event: |e: Event| requests.extend(Request::of(&e)),
+            on_warning: |_w: Warning| {},
+        };
+        let sink: &mut dyn EventSink = &mut sink;
+        let mut out = Emitter::new(sink);
+        let mut header = source.parse_into(file, &mut out)?;
+        out.finish_header(&mut header);
+        Ok::<Header, scry_source::SourceError>(header)
+    }));
+    match outcome {
+        Ok(Ok(h)) => Ok((h, requests)),
+        Ok(Err(e)) => Err(crate::catalog::source_warning(&e, file)),
+        Err(_) => Err(Warning::at(
+            scry_model::WarningKind::CorruptRecord,
+            format!(
+                "the {} reader crashed on {}",
+                file.provider,
+                file.path.display()
+            ),
+            &file.path,
+            None,
+        )),
+    }
+}
+
+/// A usage error (exit 2) naming the bad value.
+pub(crate) fn bad(code: ErrorCode, message: String) -> QueryError {
+    QueryError::usage(code, message)
+}
+
+/// The cost of one session's requests, summed while its events stream by (`show`).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Cost {
+    /// USD of the priced requests; `None` when no request was priced.
+    pub usd: Option<f64>,
+    /// Models without a price and their tokens (not in `usd`).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub unpriced: std::collections::BTreeMap<String, u64>,
+}
+
+impl Cost {
+    /// Adds the request `e` carries, if any, priced from `table`.
+    pub fn push(&mut self, e: &Event, table: &PriceTable) {
+        let Some(r) = Request::of(e) else { return };
+        match table.lookup(&r.model) {
+            Some(p) => {
+                *self.usd.get_or_insert(0.0) += price::cost(&p.price, &r.usage, r.cache_write_1h)
+            }
+            None => *self.unpriced.entry(r.model).or_default() += r.usage.total(),
+        }
+    }
+}
+
+/// The price table of `ctx`: the embedded one plus the config file's `[pricing]` (none for the
+/// demo; a config file that cannot be read gives the embedded table alone — the commands that
+/// report usage refuse it with its error first).
+pub fn prices(ctx: &Context) -> PriceTable {
+    if ctx.demo {
+        return PriceTable::embedded().clone();
+    }
+    match scry_sources::config::pricing(&ctx.env) {
+        Ok(custom) => PriceTable::with_custom(&custom),
+        Err(_) => PriceTable::embedded().clone(),
+    }
+}
+
+/// Dollars for people: `$1.23`, or four decimals under a cent (`$0.0042`) so a small priced
+/// cost never reads as `$0.00`.
+pub fn dollars(usd: f64) -> String {
+    if usd > 0.0 && usd < 0.01 {
+        format!("${usd:.4}")
+    } else {
+        format!("${usd:.2}")
+    }
+}
