@@ -1,23 +1,13 @@
 //! Shared by the fact commands (`commands`, `files`, `errors`, `jobs`, `digest`, `graph`,
 //! `trace`, `context`, `workspace`): the small text / JSON pieces every ledger prints alike.
 //! The operations themselves live in the query door ([`scry_query::ops`]) and these commands
-//! print their reports; [`load`] (a whole session with its facts) remains for `export` and
-//! `resume`.
+//! print their reports.
 
 use scry_facts::Origin;
 use scry_model::{Header, Warning};
 use serde_json::Value;
 
-use crate::app::Ctx;
-use crate::error::CliResult;
 use crate::render;
-
-pub use scry_query::ops::Loaded;
-
-/// Resolves `reference` and reads the whole session ([`scry_query::ops::load`]).
-pub fn load(ctx: &Ctx, reference: &str) -> CliResult<Loaded> {
-    Ok(scry_query::ops::load(ctx, reference)?)
-}
 
 /// The `--json` output of a query report: its JSON (keys sorted, as every answer prints it),
 /// pretty, with a final newline.
