@@ -9,6 +9,7 @@ mod agent_copilot;
 mod agent_kilo;
 mod agent_qwen;
 mod browser;
+mod cli_conventions;
 mod demo;
 mod errors;
 mod events;
