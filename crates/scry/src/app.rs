@@ -34,9 +34,11 @@ impl std::ops::Deref for Ctx {
 
 /// Runs the process's command line and returns the exit status.
 pub fn run() -> i32 {
-    // A shell asking for completions (`COMPLETE=<shell> scry -- <words…>`, see
+    // A shell asking for completions (`SCRY_COMPLETE=<shell> scry -- <words…>`, see
     // `scry completions`): answer and exit before anything else runs.
-    clap_complete::CompleteEnv::with_factory(crate::cli::command).complete();
+    clap_complete::CompleteEnv::with_factory(crate::cli::command)
+        .var(crate::commands::completions::VAR)
+        .complete();
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let wants_json = raw
         .iter()

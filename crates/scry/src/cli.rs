@@ -2,7 +2,7 @@
 //! the command enum. Each command's own arguments live beside its code in `commands/`.
 //!
 //! [`command`] is the one `clap::Command` every generated artifact comes from: parsing, `--help`,
-//! the shell completions (`scry completions`, `COMPLETE=<shell> scry`) and the man pages
+//! the shell completions (`scry completions`, `SCRY_COMPLETE=<shell> scry`) and the man pages
 //! (`scry man`), so the three never disagree.
 
 use clap::{Args, CommandFactory, Parser};

@@ -99,8 +99,16 @@ fn completion_scripts_generate_for_every_shell_and_load_in_real_shells() {
         assert_eq!(out.code, 0, "{shell}: {}", out.render());
         // The script calls this very binary back with the protocol's variable.
         assert!(out.stdout.contains(BIN), "{shell}: {}", out.stdout);
-        assert!(out.stdout.contains("COMPLETE"), "{shell}: {}", out.stdout);
+        assert!(
+            out.stdout.contains("SCRY_COMPLETE"),
+            "{shell}: {}",
+            out.stdout
+        );
     }
+    // A stray COMPLETE in the environment is not scry's protocol: scry runs as usual.
+    let (stdout, _, code) = run(h, BIN, &["completions", "bash"], &[("COMPLETE", "1")]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("_clap_complete_scry"));
     let bad = scry(h, &["completions", "tcsh"]);
     assert_eq!(bad.code, 2, "{}", bad.render());
     assert!(bad.stderr.contains("tcsh"), "{}", bad.stderr);
@@ -242,7 +250,7 @@ fn completing_ids_on_a_large_index_is_quick() {
             .env_clear()
             .env("HOME", corpus)
             .env("SCRY_DB", &db)
-            .env("COMPLETE", "bash")
+            .env("SCRY_COMPLETE", "bash")
             .env("_CLAP_COMPLETE_INDEX", "2")
             .env("_CLAP_IFS", "\n")
             .args(["--", "scry", "show", ""])

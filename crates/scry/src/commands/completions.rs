@@ -1,8 +1,8 @@
 //! `scry completions <shell>`: the shell's registration script for scry's completions, and the
 //! dynamic completers it calls back into.
 //!
-//! The script is clap_complete's environment protocol (the same text `COMPLETE=<shell> scry`
-//! prints): on each TAB the shell runs `COMPLETE=<shell> scry -- <words…>`, and `app::run` answers
+//! The script is clap_complete's environment protocol (the same text `SCRY_COMPLETE=<shell> scry`
+//! prints): on each TAB the shell runs `SCRY_COMPLETE=<shell> scry -- <words…>`, and `app::run` answers
 //! with the candidates before parsing anything. Subcommands and flags come from the grammar
 //! ([`crate::cli::command`]); session references come from the index ([`complete_session`]) and
 //! provider options from the known providers ([`complete_providers`]).
@@ -25,8 +25,9 @@ use super::Output;
 use crate::app::Ctx;
 use crate::error::CliResult;
 
-/// The environment variable of clap_complete's protocol.
-const VAR: &str = "COMPLETE";
+/// The environment variable of clap_complete's protocol: scry's own name rather than the
+/// default `COMPLETE`, so a stray `COMPLETE` in someone's environment cannot hijack every run.
+pub const VAR: &str = "SCRY_COMPLETE";
 /// Candidates offered for an empty word (the most recent sessions).
 const RECENT: usize = 50;
 /// Candidates offered for a prefix (in id order).
