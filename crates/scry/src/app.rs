@@ -34,6 +34,11 @@ impl std::ops::Deref for Ctx {
 
 /// Runs the process's command line and returns the exit status.
 pub fn run() -> i32 {
+    // A shell asking for completions (`SCRY_COMPLETE=<shell> scry -- <words…>`, see
+    // `scry completions`): answer and exit before anything else runs.
+    clap_complete::CompleteEnv::with_factory(crate::cli::command)
+        .var(crate::commands::completions::VAR)
+        .complete();
     let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let wants_json = raw
         .iter()
@@ -45,8 +50,17 @@ pub fn run() -> i32 {
         Err(e) => return clap_failure(e, wants_json),
     };
     let json = cli.global.json;
+    let pager = (!json
+        && !cli.global.no_pager
+        && crate::commands::pages(&cli.command)
+        && std::io::stdout().is_terminal())
+    .then(|| crate::pager::command(&Env::from_process()))
+    .flatten();
     let result = build_ctx(&cli).and_then(|ctx| crate::commands::run(&ctx, &cli.command));
-    let outcome = result.and_then(|out| write_output(&out));
+    let outcome = result.and_then(|out| match &pager {
+        Some(cmd) => crate::pager::write(cmd, &out.stdout, &out.stderr),
+        None => write_output(&out),
+    });
     match outcome {
         Ok(()) => 0,
         Err(e) => report(&e, json),
@@ -55,6 +69,7 @@ pub fn run() -> i32 {
 
 fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
     let process = Env::from_process();
+    let edits_config = matches!(&cli.command, Command::Config(a) if a.edit);
     let color = color_enabled(
         cli.global.no_color,
         process.var("NO_COLOR").is_some(),
@@ -69,6 +84,8 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
         })?;
         // The demo's Aider project lies inside the demo home (never the user's directory).
         Env::with_home(home.clone()).with_cwd(home)
+    } else if edits_config {
+        process
     } else {
         let dirs = scry_sources::config::project_dirs(&process)
             .map_err(|e| CliError::usage(ErrorCode::InvalidFilter, e.to_string()))?;
@@ -91,7 +108,8 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
             .collect(),
     };
     // The demo reads only the embedded sessions: the user's config file does not apply there.
-    let exclusions = if cli.global.demo {
+    // `config --edit` must open a broken file to fix it: it does not read it first.
+    let exclusions = if cli.global.demo || edits_config {
         let mut ex = scry_sources::Exclusions::new();
         ex.add_flags(&env, &flags)
             .map_err(|e| CliError::usage(ErrorCode::InvalidFilter, e.to_string()))?;

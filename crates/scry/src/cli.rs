@@ -1,7 +1,11 @@
 //! The argument grammar: global flags (defined once, accepted before or after the command) and
 //! the command enum. Each command's own arguments live beside its code in `commands/`.
+//!
+//! [`command`] is the one `clap::Command` every generated artifact comes from: parsing, `--help`,
+//! the shell completions (`scry completions`, `SCRY_COMPLETE=<shell> scry`) and the man pages
+//! (`scry man`), so the three never disagree.
 
-use clap::{Args, Parser};
+use clap::{Args, CommandFactory, Parser};
 
 use crate::commands::Command;
 
@@ -29,6 +33,10 @@ pub struct GlobalArgs {
     /// Never color the output (NO_COLOR is honoured too).
     #[arg(long, global = true)]
     pub no_color: bool,
+    /// Never page long text output (on a terminal it goes through $SCRY_PAGER, $PAGER or
+    /// `less -FRX`).
+    #[arg(long, global = true)]
+    pub no_pager: bool,
     /// Read the sources directly: neither use nor update the index.
     #[arg(long, global = true)]
     pub no_index: bool,
@@ -44,4 +52,22 @@ pub struct GlobalArgs {
     /// Leave out sessions whose working directory is in this subtree (repeatable).
     #[arg(long = "exclude-project", value_name = "DIR", global = true)]
     pub exclude_project: Vec<String>,
+}
+
+/// The full grammar, with the dynamic completers attached: every session reference (the `id`
+/// positionals and `--session`) completes ids from the index, every provider option completes
+/// provider names. Attached here by argument name, so a command's own file needs no change.
+pub fn command() -> clap::Command {
+    with_completers(Cli::command())
+}
+
+fn with_completers(cmd: clap::Command) -> clap::Command {
+    use crate::commands::completions::{complete_providers, complete_session};
+    use clap_complete::engine::ArgValueCompleter;
+    cmd.mut_args(|arg| match arg.get_id().as_str() {
+        "id" | "session" => arg.add(ArgValueCompleter::new(complete_session)),
+        "provider" | "exclude_provider" => arg.add(ArgValueCompleter::new(complete_providers)),
+        _ => arg,
+    })
+    .mut_subcommands(with_completers)
 }

@@ -32,6 +32,16 @@ pub fn home(process: &Env) -> io::Result<PathBuf> {
     Err(last_err.unwrap_or_else(|| io::Error::other("no cache directory available")))
 }
 
+/// The demo's index (`index.db` beside the extracted home, where `--demo` keeps it), if the demo
+/// was extracted and indexed already; extracts nothing (shell completion reads it).
+pub fn extracted_index(process: &Env) -> Option<PathBuf> {
+    let hash = content_hash();
+    cache_bases(process)
+        .into_iter()
+        .map(|base| base.join(format!("demo-{hash:016x}")).join("index.db"))
+        .find(|p| p.is_file())
+}
+
 /// A hash over every embedded path and its bytes.
 fn content_hash() -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();

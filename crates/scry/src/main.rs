@@ -7,6 +7,7 @@ mod commands;
 mod demo;
 mod error;
 mod http;
+mod pager;
 mod turn_render;
 
 // The data access lives in the query crate (the one door to sessions for every front end);

@@ -11,6 +11,7 @@ mod agent_qwen;
 mod agents21_rest;
 mod archive;
 mod browser;
+mod cli_conventions;
 mod demo;
 mod door_parity;
 mod errors;

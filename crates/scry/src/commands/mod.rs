@@ -1,5 +1,7 @@
 //! One file per command; this module holds the command enum and the dispatch.
 
+pub mod completions;
+mod config;
 mod context;
 mod digest;
 mod doctor;
@@ -14,6 +16,7 @@ mod ledger_files;
 mod ledger_jobs;
 mod list;
 mod loaded;
+mod man;
 mod mcp;
 mod prune;
 mod resume;
@@ -90,6 +93,12 @@ pub enum Command {
     Watch(watch::WatchArgs),
     /// Tokens and USD per day, week, month, session or 5-hour block; `statusline` for Claude Code
     Usage(usage::UsageArgs),
+    /// Print the shell script that completes scry's commands, flags and session ids
+    Completions(completions::CompletionsArgs),
+    /// Print scry's man page, or write one per command with --out DIR
+    Man(man::ManArgs),
+    /// Show the config file's path and the effective settings, or edit it (--edit)
+    Config(config::ConfigArgs),
 }
 
 /// What a command prints: its output on stdout, and notes for people (warnings, "more
@@ -154,6 +163,36 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Web(args) => web::run(ctx, args),
         Command::Watch(args) => watch::run(ctx, args),
         Command::Usage(args) => usage::run(ctx, args),
+        Command::Completions(args) => completions::run(ctx, args),
+        Command::Man(args) => man::run(ctx, args),
+        Command::Config(args) => config::run(ctx, args),
+    }
+}
+
+/// Whether `command` prints long text worth a pager on a terminal ([`crate::pager`]): the
+/// session readers, the ledgers, search and export to stdout. The servers, `watch`, `events
+/// --follow`, `resume --exec`, `config --edit` and the generators never page.
+pub fn pages(command: &Command) -> bool {
+    match command {
+        Command::List(_)
+        | Command::Show(_)
+        | Command::Turns(_)
+        | Command::Turn(_)
+        | Command::Commands(_)
+        | Command::Files(_)
+        | Command::Errors(_)
+        | Command::Jobs(_)
+        | Command::Digest(_)
+        | Command::Workspace(_)
+        | Command::Graph(_)
+        | Command::Trace(_)
+        | Command::Context(_)
+        | Command::Doctor(_)
+        | Command::Search(_) => true,
+        Command::Events(args) => !args.follow,
+        Command::Export(args) => args.output.is_none(),
+        Command::Usage(args) => args.what != usage::What::Statusline,
+        _ => false,
     }
 }
 
