@@ -44,17 +44,17 @@ pub fn write(cmd: &str, text: &str, notes: &str) -> CliResult<()> {
         None => Ok(()),
     };
     let status = child.wait();
-    match written {
-        Ok(()) => {}
-        // The pager quit before reading everything: the user closed it (quiet), unless the
-        // shell could not run it at all (126 / 127: not executable, not found).
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-            if let Ok(s) = &status {
-                if matches!(s.code(), Some(126 | 127)) {
-                    return direct(cmd, &format!("it exited with {s}"), text, notes);
-                }
-            }
+    // The shell could not run the pager at all (126 / 127: not executable, not found): the
+    // text went nowhere, whether or not it fit in the pipe before the shell quit.
+    if let Ok(s) = &status {
+        if matches!(s.code(), Some(126 | 127)) {
+            return direct(cmd, &format!("it exited with {s}"), text, notes);
         }
+    }
+    match written {
+        // The pager quit before reading everything: the user closed it (quiet).
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         Err(e) => return Err(e.into()),
     }
     if !notes.is_empty() {

@@ -454,7 +454,7 @@ fn config_shows_the_effective_settings() {
     write_config(
         h,
         "# mine\n[exclude]\nproviders = [\"cursor\", \"grok\"]\npaths = [\"**/tmp/**\"]\n\
-         projects = [\"~/scratch\"]\n\n[aider]\nroots = [\"~/src\", \"/srv/work\"]\n",
+         projects = [\"~/scratch\"]\n\n[aider]\nroots = [\"~/src\", \"/srv/work\"]\n\n[pricing.\"my-model\"]\ninput = 1.5\noutput = 6\ncache_read = 0.15\n",
     );
     show(&["config"]);
     show(&["config", "--exclude-provider", "pi", "--no-index"]);

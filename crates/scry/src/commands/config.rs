@@ -38,6 +38,13 @@ pub const TEMPLATE: &str = "\
 
 [aider]
 # roots = [\"~/src\"]             # where to look for .aider.chat.history.md
+
+# Custom prices for `scry usage`, USD per million tokens (over the embedded LiteLLM table):
+# [pricing.\"my-model\"]
+# input = 1.0
+# output = 4.0
+# cache_read = 0.1
+# cache_write = 1.25
 ";
 
 /// Prints the settings, or edits the file.
@@ -55,8 +62,8 @@ pub fn run(ctx: &Ctx, args: &ConfigArgs) -> CliResult<Output> {
         ctx.env.project_dirs()
     };
     let index = crate::indexed::db_path(ctx);
-    // Hook for `[pricing."<model>"]` (the usage command): add its effective prices here, as a
-    // "pricing" object in JSON and one `pricing.<model>` line each in text.
+    // `[pricing."<model>"]`: the custom prices `scry usage` applies over its embedded table.
+    let pricing = super::usage::custom_prices(ctx)?;
     if ctx.json {
         return Ok(json_out(&json!({
             "config_file": path,
@@ -69,6 +76,7 @@ pub fn run(ctx: &Ctx, args: &ConfigArgs) -> CliResult<Output> {
                 "projects": ex.projects,
             },
             "aider": { "roots": roots },
+            "pricing": pricing,
         }))
         .into());
     }
@@ -114,9 +122,31 @@ pub fn run(ctx: &Ctx, args: &ConfigArgs) -> CliResult<Output> {
         ),
         ("aider.roots", list(roots.iter().map(shown).collect())),
     ];
+    let per_m = |name: &str, v: Option<f64>| v.map(|x| format!("{name} ${x}/M"));
+    let mut rows = rows.to_vec();
+    if pricing.is_empty() {
+        rows.push(("pricing", "(none: the embedded price table)".to_string()));
+    }
+    let priced: Vec<(String, String)> = pricing
+        .iter()
+        .map(|(model, p)| {
+            let parts: Vec<String> = [
+                per_m("input", Some(p.input)),
+                per_m("output", Some(p.output)),
+                per_m("cache read", p.cache_read),
+                per_m("cache write", p.cache_write),
+                per_m("1h cache write", p.cache_write_1h),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            (format!("pricing.{model}"), parts.join(", "))
+        })
+        .collect();
     Ok(rows
         .iter()
         .map(|(k, v)| format!("{k:<18} {v}\n"))
+        .chain(priced.iter().map(|(k, v)| format!("{k:<18} {v}\n")))
         .collect::<String>()
         .into())
 }

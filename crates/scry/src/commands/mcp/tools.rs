@@ -410,7 +410,10 @@ pub fn call(
                     v => Ok(v),
                 }
             };
-            let period = pick("report", &["daily", "weekly", "monthly", "session", "blocks"])?;
+            let period = pick(
+                "report",
+                &["daily", "weekly", "monthly", "session", "blocks"],
+            )?;
             let by = pick("by", &["model", "provider", "project", "machine"])?;
             let req = scry_query::usage::UsageRequest {
                 period: period
