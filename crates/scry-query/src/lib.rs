@@ -35,6 +35,7 @@ pub mod list;
 mod list_sql;
 pub mod overview;
 pub mod page;
+pub mod progress;
 pub mod raw;
 pub mod read;
 pub mod render;
