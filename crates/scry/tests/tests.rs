@@ -9,6 +9,7 @@ mod agent_copilot;
 mod agent_kilo;
 mod agent_qwen;
 mod browser;
+mod cold_index;
 mod demo;
 mod errors;
 mod events;
