@@ -215,6 +215,12 @@ def main() -> None:
         save(out, "search", flags + q.encode().replace(b"|", SEP) if flags[0] % 3 != 1
              else flags + q.encode())
 
+    # Trigram keys: mixed scripts and case traps, fields split at U+0001.
+    for t in ("Fix the failing test\x01error[E0308] mismatched types",
+              "İstanbul ıi straße STRASSE ſ K Kelvin\x01跨会话检索 会话 🙂👍🏽 e\u0301",
+              "ab\x01a\x01\x00\x00\x00 tab\tcrlf\r\n"):
+        save(out, "grams", t.encode())
+
     # Shell commands from tool calls anywhere in the JSON lines.
     commands = set()
 

@@ -16,7 +16,6 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use rusqlite::OptionalExtension;
@@ -126,27 +125,17 @@ pub fn refresh(store: &mut Store, sources: &[Box<dyn Source>], files: &[SourceFi
 /// not wait for the watcher to apply it (a follower of one session, `events --follow` and the
 /// HTTP streams; the store's staged writes make the race with the watcher harmless).
 pub fn refresh_now(store: &mut Store, sources: &[Box<dyn Source>], files: &[SourceFile]) -> bool {
-    let start = std::time::Instant::now();
-    let terminal = std::io::stderr().is_terminal();
-    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut bar = crate::progress::IndexBar::new(
+        files,
+        "building the index (once; later commands read it)",
+        std::time::Duration::from_secs(1),
+        false,
+    );
     let result = store.refresh(sources, files, &RefreshOptions::partial(), &mut |p| {
-        if bar.is_none() && terminal && start.elapsed() > std::time::Duration::from_secs(1) {
-            let b = indicatif::ProgressBar::new(p.total as u64);
-            if let Ok(style) =
-                indicatif::ProgressStyle::with_template("indexing {bar:30} {pos}/{len} {wide_msg}")
-            {
-                b.set_style(style);
-            }
-            bar = Some(b);
-        }
-        if let Some(b) = &bar {
-            b.set_position(p.done as u64);
-        }
+        bar.update(p);
         true
     });
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    bar.finish();
     match result {
         Ok(_) => true,
         Err(e) if e.is_corrupt() => {

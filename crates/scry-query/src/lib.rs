@@ -42,6 +42,7 @@ mod list_sql;
 pub mod ops;
 pub mod overview;
 pub mod page;
+pub mod progress;
 pub mod raw;
 pub mod read;
 pub mod render;

@@ -17,6 +17,7 @@
 //! the zstd frame.
 
 use crate::codec::kind_to_i;
+use crate::grams::GramSet;
 
 /// A block is closed once its raw records reach this many bytes (or the session ends).
 pub(crate) const BLOCK_BYTES: usize = 64 * 1024;
@@ -50,9 +51,9 @@ pub(crate) struct BlockBuf {
     pub count: u32,
     /// Bitmask of the kinds held (`1 << kind_to_i`).
     pub kinds: i64,
-    /// The searchable text of the records (text, then aux, one event per line), for the
-    /// trigram index.
-    pub doc: String,
+    /// The distinct trigrams of the records' searchable fields (text and aux), for the
+    /// candidate index ([`crate::grams`]).
+    pub grams: GramSet,
 }
 
 impl BlockBuf {
@@ -71,13 +72,9 @@ impl BlockBuf {
         put_str(raw, Some(r.text));
         put_str(raw, r.aux);
         put_str(&mut self.rest, Some(r.rest));
-        if !self.doc.is_empty() {
-            self.doc.push('\n');
-        }
-        self.doc.push_str(r.text);
+        self.grams.add(r.text);
         if let Some(a) = r.aux {
-            self.doc.push('\n');
-            self.doc.push_str(a);
+            self.grams.add(a);
         }
     }
 
@@ -101,7 +98,7 @@ impl BlockBuf {
     pub fn clear(&mut self) {
         self.raw.clear();
         self.rest.clear();
-        self.doc.clear();
+        self.grams.clear();
         self.count = 0;
         self.kinds = 0;
     }

@@ -68,6 +68,8 @@ pub(crate) struct IndexSink<'t> {
     sid: i64,
     next_warning: u64,
     block: BlockBuf,
+    /// The FTS document of the block being written (kept for its allocation).
+    doc: String,
     /// Set for a staged session: commit between blocks.
     pub(crate) stage: Option<Stage>,
     /// The first write error; later events are dropped and the transaction is rolled back.
@@ -87,6 +89,7 @@ impl<'t> IndexSink<'t> {
             sid,
             next_warning,
             block,
+            doc: String::new(),
             stage: None,
             error: None,
             resume: None,
@@ -129,12 +132,13 @@ impl<'t> IndexSink<'t> {
             self.block.encode()
         ])
         .map_err(StoreError::db("insert block"))?;
-        if self.block.doc.chars().nth(2).is_some() {
+        if !self.block.grams.is_empty() {
+            self.block.grams.take_doc(&mut self.doc);
             let mut st = self
                 .tx
                 .prepare_cached("INSERT INTO events_fts(rowid, doc) VALUES(?1, ?2)")
                 .map_err(StoreError::db("prepare fts insert"))?;
-            st.execute(params![id, self.block.doc])
+            st.execute(params![id, self.doc])
                 .map_err(StoreError::db("insert fts row"))?;
         }
         self.block.clear();
@@ -454,12 +458,12 @@ pub(crate) fn write_header(
     let doc_id = session_doc_id(sid);
     tx.execute("DELETE FROM events_fts WHERE rowid = ?1", [doc_id])
         .map_err(StoreError::db("delete fts row"))?;
-    let doc = format!(
-        "{}\n{}",
-        header.title.as_deref().unwrap_or(""),
-        artifacts.as_deref().unwrap_or("")
+    let doc = crate::grams::doc_of(
+        [header.title.as_deref(), artifacts.as_deref()]
+            .into_iter()
+            .flatten(),
     );
-    if doc.chars().nth(2).is_some() {
+    if !doc.is_empty() {
         tx.execute(
             "INSERT INTO events_fts(rowid, doc) VALUES(?1, ?2)",
             params![doc_id, doc],

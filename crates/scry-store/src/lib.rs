@@ -61,6 +61,8 @@ mod codec;
 mod error;
 mod facts;
 mod filter;
+#[doc(hidden)]
+pub mod grams;
 mod ingest;
 mod integrity;
 mod lease;

@@ -40,8 +40,9 @@
 //!   a bitmask of the kinds inside. Each event keeps its text whole, the searchable `aux` text
 //!   of tool name and arguments, and the rest of the event as JSON.
 //! - `warnings`: the session's warnings in order, as JSON.
-//! - `events_fts`: a contentless FTS5 table with the trigram tokenizer, one document per block
-//!   (the `text` + `aux` of its events) and one per session (title + artifacts), kept small
+//! - `events_fts`: a contentless FTS5 table, one document per block (the distinct trigrams of
+//!   the `text` and `aux` of its events, one word each: [`crate::grams`], schema 9) and one per
+//!   session (title + artifacts), kept small
 //!   with `detail=none` (no positions: a query is an AND of single trigrams; FTS5 refuses
 //!   `columnsize=0` together with `contentless_delete`); it only narrows candidate blocks, whose
 //!   events the regex then verifies.
@@ -57,7 +58,7 @@ use crate::error::{Result, StoreError};
 use crate::integrity::{APPLICATION_ID, MARKER_KEY};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 /// Version of L1 (how sessions and events are stored and which parser produced them).
 pub const PARSER_VERSION: i64 = 1;
 /// Version of L2 (facts extracted from stored events).
@@ -126,7 +127,7 @@ CREATE TABLE warnings(
     PRIMARY KEY(sid, n)
 ) WITHOUT ROWID;
 CREATE VIRTUAL TABLE events_fts USING fts5(
-    doc, tokenize = 'trigram', content = '', contentless_delete = 1, detail = none
+    doc, tokenize = 'ascii', content = '', contentless_delete = 1, detail = none
 );
 CREATE TABLE facts(sid INTEGER PRIMARY KEY, version INTEGER NOT NULL, body BLOB NOT NULL);
 CREATE TABLE edges(sid INTEGER PRIMARY KEY, version INTEGER NOT NULL, body BLOB NOT NULL);

@@ -12,6 +12,7 @@ mod agents21_rest;
 mod archive;
 mod browser;
 mod cli_conventions;
+mod cold_index;
 mod demo;
 mod door_parity;
 mod errors;

@@ -205,9 +205,9 @@ fn required(h: &Hir, out: &mut Vec<String>) {
     }
 }
 
-/// Whether the FTS trigram tokenizer (ASCII / Unicode folding with `case_sensitive=0`) keeps
-/// every text the regex would match for `c` — i.e. `c` has no case variants, or exactly one
-/// ASCII partner. NUL is never used.
+/// Whether the trigram keys ([`crate::grams`]: ASCII letters folded, nothing else) keep every
+/// text the regex would match for `c` — i.e. `c` has no case variants, or exactly one ASCII
+/// partner. NUL is never used.
 fn safe_char(c: char, case_insensitive: bool) -> bool {
     if c == '\0' {
         return false;
@@ -286,7 +286,14 @@ fn fts_query(disj: &[Vec<String>], ci: bool) -> Option<String> {
         if g.is_empty() {
             return None;
         }
-        let and: Vec<String> = g.iter().map(|x| quote(x)).collect();
+        let and: Vec<String> = g
+            .iter()
+            .filter_map(|x| crate::grams::query_word(x))
+            .map(|w| quote(&w))
+            .collect();
+        if and.is_empty() {
+            return None;
+        }
         parts.push(format!("({})", and.join(" AND ")));
     }
     Some(parts.join(" OR "))
@@ -299,7 +306,13 @@ mod tests {
     #[test]
     fn fts_query_quotes_everything() {
         let q = fts_query(&[vec!["a\"b OR c*".into()]], true).unwrap();
-        assert!(q.starts_with("(\"a\"\"b\""), "{q}");
+        let first = crate::grams::query_word("a\"b").unwrap();
+        assert!(q.starts_with(&format!("(\"{first}\" AND ")), "{q}");
+        assert!(
+            q.chars()
+                .all(|c| c.is_ascii_alphanumeric() || " ()\"".contains(c)),
+            "{q}"
+        );
         assert!(fts_query(&[vec!["会话".into()]], true).is_none());
         assert!(fts_query(&[vec!["跨会话".into()]], true).is_some());
         // `k` and `s` have non-ASCII case partners (K, ſ): not narrowed case-insensitively.

@@ -11,9 +11,9 @@
 //!   1- and 2-character queries included. Empty matches (e.g. `a*`) are ignored.
 //! - The regex engine is the single authority on what matches. The trigram FTS table only
 //!   narrows candidates when the query (or a regex's required literal) has a run of ≥ 3
-//!   characters whose case folding the FTS tokenizer reproduces exactly; otherwise stored text is
-//!   scanned. Query text is always data: FTS queries are built from quoted trigrams and passed as
-//!   bound parameters.
+//!   characters whose case variants are none or one ASCII pair (the folding of the trigram keys,
+//!   [`crate::grams`]); otherwise stored text is scanned. Query text is always data: FTS queries
+//!   are built from quoted trigram words and passed as bound parameters.
 //! - Areas: `dialogue` = user, assistant and compaction text plus session titles; `tools` = tool
 //!   calls and results (text, tool name, argument values); `artifacts` = artifact paths; `all`
 //!   = every kind but thinking, plus titles and artifacts. A non-empty `kinds` list replaces the

@@ -9,8 +9,6 @@
 //! warning names the file); `--rebuild` does so on request. Another process writing the index is waited for (one line on stderr says so),
 //! not failed on.
 
-use std::io::IsTerminal;
-
 use clap::Args;
 use scry_model::{ErrorCode, Timestamp};
 use scry_source::Source;
@@ -107,12 +105,14 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
             RefreshOptions::partial()
         }
     };
-    let bar = progress_bar(files.len());
+    let mut bar = scry_query::progress::IndexBar::new(
+        &files,
+        "indexing",
+        std::time::Duration::ZERO,
+        ctx.json,
+    );
     let mut progress = |p: &Progress<'_>| {
-        if let Some(b) = &bar {
-            b.set_position(p.done as u64);
-            b.set_message(p.file.path.display().to_string());
-        }
+        bar.update(p);
         true
     };
     let job = Job {
@@ -127,9 +127,7 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
     } else {
         job.update(whole || args.all, &mut progress)
     };
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    bar.finish();
     let (mut store, report) = outcome.map_err(|e| CliError::new(e.code(), e.to_string()))?;
     let pruned = if args.prune {
         Some(
@@ -254,19 +252,6 @@ impl Job<'_> {
 /// Whether a refresh wrote to the index.
 fn wrote(r: &RefreshReport) -> bool {
     r.parsed + r.resumed + r.hashed + r.vanished + r.revived + r.failed.len() > 0
-}
-
-fn progress_bar(total: usize) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new(total as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {wide_msg}")
-    {
-        bar.set_style(style);
-    }
-    Some(bar)
 }
 
 fn to_json(
