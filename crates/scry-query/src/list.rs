@@ -119,21 +119,53 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         Some(c) => Cursor::decode(c)?.check("list", 0, key)?.unit,
         None => 0,
     };
-    let catalog = Catalog::discover(&ctx.env, &providers);
+    let ask = crate::list_sql::Ask {
+        scope: &scope,
+        since,
+        kind: q.kind,
+        offset,
+        limit: q.limit,
+    };
+    // Under a watcher's lease the index is the discovered set: no discovery, and `list` is
+    // one SQL page when nothing needs a file's path or header.
+    let mut store = crate::indexed::open(ctx)?;
+    let leased = store
+        .as_ref()
+        .is_some_and(|s| crate::lease::leased(s, &providers));
+    if let Some(s) = store.as_ref().filter(|_| leased) {
+        let dirs = match &scope {
+            Scope::Global => None,
+            Scope::Under(dirs) => Some(dirs.clone()),
+        };
+        if let Some(page) = crate::lease::spec(&ctx.env, &providers, dirs, since)
+            .and_then(|spec| crate::list_sql::leased_page(s, &spec, &ask))
+        {
+            let next_cursor = next_cursor(key, offset, q.limit, page.total);
+            return Ok(SessionList {
+                rows: page.rows,
+                ids: page.ids,
+                total: page.total,
+                offset,
+                hidden: page.hidden,
+                warnings: Vec::new(),
+                next_cursor,
+            });
+        }
+    }
+    let catalog = match store.as_ref().filter(|_| leased) {
+        Some(s) => Catalog::from_index(s, &ctx.env, &providers),
+        None => None,
+    }
+    .unwrap_or_else(|| Catalog::discover(&ctx.env, &providers));
     let candidates: Vec<_> = catalog
         .files
         .iter()
         .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
         .collect();
-    let store = crate::indexed::refreshed(ctx, &catalog, &candidates)?;
+    if let Some(mut s) = store.take() {
+        store = crate::indexed::refresh_catalog(&mut s, &catalog, &candidates).then_some(s);
+    }
     if let Some(store) = &store {
-        let ask = crate::list_sql::Ask {
-            scope: &scope,
-            since,
-            kind: q.kind,
-            offset,
-            limit: q.limit,
-        };
         if let Some(page) = crate::list_sql::page(store, &catalog, &candidates, &ask) {
             let next_cursor = next_cursor(key, offset, q.limit, page.total);
             return Ok(SessionList {

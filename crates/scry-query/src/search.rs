@@ -139,9 +139,21 @@ impl Serialize for SearchResult {
 /// Runs a search.
 pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let providers = filter::providers(q.provider.as_deref())?;
-    let mut catalog = Catalog::discover(&ctx.env, &providers);
     let mut req = request(ctx, q, &providers)?;
     let scope = Scope::parse(q.scope.as_deref(), q.global, &ctx.cwd, true, !ctx.demo)?;
+    // Under a watcher's lease a search across sessions asks the index alone: no discovery.
+    let mut store = indexed::open(ctx)?;
+    if q.session.is_none() {
+        if let Some(s) = store
+            .as_ref()
+            .filter(|s| crate::lease::leased(s, &providers))
+        {
+            if let Some(response) = leased(ctx, s, &scope, &providers, &mut req)? {
+                return Ok(result(response, None));
+            }
+        }
+    }
+    let mut catalog = Catalog::discover(&ctx.env, &providers);
     let files: Vec<SourceFile> = match &q.session {
         Some(id) => vec![catalog.resolve_ref(ctx, id)?],
         // Moved out, not copied: only the sources and the files in scope are used below.
@@ -160,7 +172,7 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
         }
     }
     let mut resp = None;
-    if let Some(mut store) = indexed::open(ctx)? {
+    if let Some(mut store) = store.take() {
         if indexed::refresh(&mut store, catalog.sources(), &files) {
             req.filter.live = Some(true);
             // The discovered files only, as the direct search below parses them; with
@@ -202,6 +214,11 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
             search_direct(&sessions, &req).map_err(|e| with_query(store_error(&e), &req))?
         }
     };
+    Ok(result(response, session))
+}
+
+/// The result of `response`, with each session's source fingerprint.
+fn result(response: SearchResponse, session: Option<Header>) -> SearchResult {
     let fingerprints = response
         .sessions
         .iter()
@@ -213,11 +230,53 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
                 .unwrap_or_default()
         })
         .collect();
-    Ok(SearchResult {
+    SearchResult {
         response,
         session,
         fingerprints,
-    })
+    }
+}
+
+/// A search across sessions under a watcher's lease: over the live sessions of the watched
+/// roots as `store` holds them ([`crate::lease::spec`]), in SQL when no exclusion needs a
+/// file's path or project, else over the catalog the index holds with the exclusions applied.
+/// `Ok(None)` when the index cannot answer (the caller discovers and refreshes as without a
+/// lease); an invalid query is an error either way.
+fn leased(
+    ctx: &Context,
+    store: &scry_store::Store,
+    scope: &Scope,
+    providers: &[scry_model::ProviderId],
+    req: &mut SearchRequest,
+) -> QueryResult<Option<SearchResponse>> {
+    req.filter.live = Some(true);
+    let ex = crate::catalog::exclusions();
+    let answer = if !ex.has_projects() && ex.summary().paths.is_empty() {
+        let dirs = match scope {
+            Scope::Global => None,
+            Scope::Under(dirs) => Some(dirs.clone()),
+        };
+        let Some(spec) = crate::lease::spec(&ctx.env, providers, dirs, None) else {
+            return Ok(None);
+        };
+        store.search_listed(req, &spec)
+    } else {
+        let Some(catalog) = Catalog::from_index(store, &ctx.env, providers) else {
+            return Ok(None);
+        };
+        let files: Vec<SourceFile> = catalog
+            .files
+            .into_iter()
+            .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
+            .collect();
+        store.search_sources(req, &indexed::kept_files(store, &files))
+    };
+    match answer {
+        Ok(r) => Ok(Some(r)),
+        Err(e) if e.is_corrupt() => Ok(None),
+        Err(e) if e.code() == ErrorCode::InvalidQuery => Err(with_query(store_error(&e), req)),
+        Err(_) => Ok(None),
+    }
 }
 
 /// Maps a store error onto a query error on one line: the regex engine's multi-line message
