@@ -45,6 +45,9 @@ pub struct Catalog {
     pub roots: Vec<std::path::PathBuf>,
     /// The providers discovered (asked for and not excluded).
     pub providers: Vec<ProviderId>,
+    /// Taken from the index under a watcher's lease ([`Catalog::from_index`]): current as the
+    /// watcher keeps it, so no refresh is due.
+    pub from_index: bool,
 }
 
 /// A scanned session: its source and header.
@@ -76,9 +79,37 @@ impl Catalog {
             warnings,
             roots,
             providers,
+            from_index: false,
         };
         crate::aider_cwds::add(&mut catalog, env);
         catalog
+    }
+
+    /// The catalog `store` holds under a watcher's lease for the providers in `only` (all when
+    /// empty): its live sources under the watched roots ([`crate::lease::spec`]), after the
+    /// exclusions, as discovery last saw them. Lists no directory and stats no file; no
+    /// discovery warnings. `None` when the index cannot say (the caller discovers instead).
+    pub fn from_index(
+        store: &scry_store::Store,
+        env: &Env,
+        only: &[ProviderId],
+    ) -> Option<Catalog> {
+        let spec = crate::lease::spec(env, only, None, None)?;
+        let rows = store.list_sources(&spec).ok()?;
+        let ex = exclusions();
+        let files = rows
+            .into_iter()
+            .map(indexed_file)
+            .filter(|f| ex.check(f).is_none())
+            .collect();
+        Some(Catalog {
+            sources: registry(),
+            files,
+            warnings: Vec::new(),
+            roots: spec.roots.iter().map(std::path::PathBuf::from).collect(),
+            providers: spec.providers,
+            from_index: true,
+        })
     }
 
     /// Every provider implementation (for the index refresh).
@@ -315,6 +346,31 @@ fn complete_times(source: &dyn Source, file: &SourceFile, h: &mut Header) {
         for m in &full.models {
             h.add_model(m);
         }
+    }
+}
+
+/// The [`SourceFile`] discovery gave for a source the index holds: its stat data as last
+/// indexed, its session's id, kind and fold parent, its `cwd_hint`. Side files are not stored
+/// (`related` is empty): they matter only to a parse, and a leased command parses only sources
+/// whose last parse failed (for their warnings).
+pub fn indexed_file(s: scry_store::IndexedSource) -> SourceFile {
+    let path = std::path::PathBuf::from(s.path);
+    let id = s.id.unwrap_or_else(|| {
+        path.file_stem()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    });
+    SourceFile {
+        provider: s.provider,
+        id,
+        path,
+        key: (!s.key.is_empty()).then_some(s.key),
+        related: Vec::new(),
+        size: s.size,
+        mtime_ns: s.mtime_ns,
+        kind: s.kind.unwrap_or_default(),
+        parent: s.parent,
+        cwd_hint: s.hint,
     }
 }
 

@@ -377,6 +377,20 @@ pub fn headers(
     Ok(headers_from(store, catalog, files))
 }
 
+/// Refreshes `files` of `catalog` into `store` ([`refresh`]), or nothing when the catalog was
+/// taken from the index under a lease; `false` when the index cannot be used.
+pub fn refresh_catalog(
+    store: &mut Store,
+    catalog: &crate::catalog::Catalog,
+    files: &[&SourceFile],
+) -> bool {
+    if catalog.from_index {
+        return true;
+    }
+    let owned: Vec<SourceFile> = files.iter().map(|f| (*f).clone()).collect();
+    refresh(store, catalog.sources(), &owned)
+}
+
 /// The index with `files` refreshed into it (S-I5), or `None` when there is none or it could not
 /// be refreshed (said on stderr; the caller parses directly).
 pub fn refreshed(
@@ -387,8 +401,7 @@ pub fn refreshed(
     let Some(mut store) = open(ctx)? else {
         return Ok(None);
     };
-    let owned: Vec<SourceFile> = files.iter().map(|f| (*f).clone()).collect();
-    Ok(refresh(&mut store, catalog.sources(), &owned).then_some(store))
+    Ok(refresh_catalog(&mut store, catalog, files).then_some(store))
 }
 
 /// [`headers`] from an index already refreshed with `files` ([`refreshed`]).

@@ -6,12 +6,21 @@
 //! The digest that must match covers every provider's roots in the environment (the paths,
 //! whether they exist or not), the excluded providers, path globs and projects, and the config
 //! file they came from.
+//!
+//! Under a covering lease `list` and search go further ([`leased`]): they skip discovery too
+//! and take the discovered set from the index ([`spec`], [`crate::catalog::Catalog::from_index`]),
+//! so they touch no source directory. The set is what the watcher keeps current: every
+//! provider's roots *without* the directory the command runs in. Aider histories found only by
+//! walking that directory (the watcher does not watch cwd subtrees) are therefore not listed
+//! or searched under a lease unless `--provider aider` is asked (then discovery runs, the cwd
+//! walk included, and a found history makes the command refresh) or `--refresh` is given.
 
 use std::sync::OnceLock;
 
+use scry_model::{ProviderId, Timestamp};
 use scry_source::Env;
 use scry_sources::Exclusions;
-use scry_store::Store;
+use scry_store::{ListSpec, Store};
 use xxhash_rust::xxh3::Xxh3;
 
 /// This process's lease policy: `None` until [`configure`], or when the command must refresh.
@@ -62,4 +71,42 @@ pub fn covers(store: &Store) -> bool {
     };
     let mine = *DIGEST.get_or_init(|| digest(env, crate::catalog::exclusions()));
     lease.digest == mine && lease.is_live(scry_store::now_ms())
+}
+
+/// Whether a command asking for `asked` providers (all when empty) may take its discovered set
+/// from `store` instead of discovering: a live lease [`covers`] this process, and Aider was not
+/// asked for by name (its cwd walk is not what the watcher keeps current).
+pub fn leased(store: &Store, asked: &[ProviderId]) -> bool {
+    !asked.contains(&ProviderId::Aider) && covers(store)
+}
+
+/// The discovered set under a lease as a [`ListSpec`]: the roots the watcher keeps current of
+/// every provider in `asked` (all when empty) not excluded, with `scope` (directories, no
+/// trailing `/`) and `since`. `None` when a root is not UTF-8 (SQL compares text).
+pub fn spec(
+    env: &Env,
+    asked: &[ProviderId],
+    scope: Option<Vec<String>>,
+    since: Option<Timestamp>,
+) -> Option<ListSpec> {
+    let env = env.clone().without_cwd();
+    let ex = crate::catalog::exclusions();
+    let mut roots = Vec::new();
+    let mut providers = Vec::new();
+    for source in scry_sources::registry() {
+        let id = source.id();
+        if (!asked.is_empty() && !asked.contains(&id)) || ex.excludes_provider(id) {
+            continue;
+        }
+        providers.push(id);
+        for root in source.roots(&env) {
+            roots.push(root.path.to_str()?.trim_end_matches('/').to_string());
+        }
+    }
+    Some(ListSpec {
+        roots,
+        providers,
+        scope,
+        since,
+    })
 }

@@ -146,14 +146,58 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         Some(c) => Cursor::decode(c)?.check("list", 0, key)?.unit,
         None => 0,
     };
-    let catalog = Catalog::discover(&ctx.env, &providers);
+    let ask = crate::list_sql::Ask {
+        scope: &scope,
+        since,
+        kind: q.kind,
+        offset,
+        limit: q.limit,
+    };
+    let with_archived = q.archived || q.kind == Some(KindFilter::All);
+    // Under a watcher's lease the index is the discovered set: no discovery, and `list` is
+    // one SQL page when nothing needs a file's path or header (nor archived rows to merge).
+    let mut store = crate::indexed::open(ctx)?;
+    let leased = store
+        .as_ref()
+        .is_some_and(|s| crate::lease::leased(s, &providers));
+    if let Some(s) = store
+        .as_ref()
+        .filter(|_| leased)
+        .filter(|s| !with_archived || crate::archive::rows(s).is_empty())
+    {
+        let dirs = match &scope {
+            Scope::Global => None,
+            Scope::Under(dirs) => Some(dirs.clone()),
+        };
+        if let Some(page) = crate::lease::spec(&ctx.env, &providers, dirs, since)
+            .and_then(|spec| crate::list_sql::leased_page(s, &spec, &ask))
+        {
+            let next_cursor = next_cursor(key, offset, q.limit, page.total);
+            return Ok(SessionList {
+                rows: page.rows,
+                ids: page.ids,
+                total: page.total,
+                offset,
+                hidden: page.hidden,
+                warnings: Vec::new(),
+                next_cursor,
+                archived: HashMap::new(),
+            });
+        }
+    }
+    let catalog = match store.as_ref().filter(|_| leased) {
+        Some(s) => Catalog::from_index(s, &ctx.env, &providers),
+        None => None,
+    }
+    .unwrap_or_else(|| Catalog::discover(&ctx.env, &providers));
     let candidates: Vec<_> = catalog
         .files
         .iter()
         .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
         .collect();
-    let store = crate::indexed::refreshed(ctx, &catalog, &candidates)?;
-    let with_archived = q.archived || q.kind == Some(KindFilter::All);
+    if let Some(mut s) = store.take() {
+        store = crate::indexed::refresh_catalog(&mut s, &catalog, &candidates).then_some(s);
+    }
     // Archived sessions come from the index only (a separate query, merged below).
     let archived: Vec<(Entry, crate::archive::Mark)> = match &store {
         Some(s) if with_archived => crate::archive::entries(s)
@@ -164,13 +208,6 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
     };
     // The SQL page when there is nothing archived to merge.
     if let Some(store) = store.as_ref().filter(|_| archived.is_empty()) {
-        let ask = crate::list_sql::Ask {
-            scope: &scope,
-            since,
-            kind: q.kind,
-            offset,
-            limit: q.limit,
-        };
         if let Some(page) = crate::list_sql::page(store, &catalog, &candidates, &ask) {
             let next_cursor = next_cursor(key, offset, q.limit, page.total);
             return Ok(SessionList {

@@ -9,6 +9,11 @@
 //! warnings), and no exclusion may need a file's path or header (path globs, projects).
 //! Otherwise [`page`] says so and `list` reads every row as before: the output is
 //! the same either way.
+//!
+//! Under a watcher's lease ([`leased_page`]) the index is the discovered set by the lease's
+//! guarantee: no discovery, no membership count; the page's sources come from their `files`
+//! rows. Path and project exclusions and failed sources still take the full read (over the
+//! catalog the index holds).
 
 use std::collections::HashMap;
 
@@ -16,7 +21,7 @@ use scry_model::{SessionKind, Timestamp};
 use scry_source::SourceFile;
 use scry_store::{ListMode, ListSpec, Store};
 
-use crate::catalog::{exclusions, keep, Catalog};
+use crate::catalog::{exclusions, indexed_file, keep, Catalog};
 use crate::filter::{KindFilter, Scope};
 use crate::list::SessionRow;
 
@@ -52,9 +57,37 @@ pub(crate) fn page(
     let spec = spec(catalog, candidates, ask)?;
     let began = store.connection().is_autocommit()
         && store.connection().execute_batch("BEGIN DEFERRED").is_ok();
-    let out = answer(store, &spec, candidates, ask);
+    let out = answer_discovered(store, &spec, candidates, ask);
     if began {
         // A read transaction has nothing to keep.
+        let _ = store.connection().execute_batch("COMMIT");
+    }
+    out
+}
+
+/// The page `ask` wants from `store` under a watcher's lease: the set is `spec` (the watched
+/// roots, [`crate::lease::spec`]) as the index holds it. `None` when path or project
+/// exclusions are set, a source failed its last parse, or the index cannot answer.
+pub(crate) fn leased_page(store: &Store, spec: &ListSpec, ask: &Ask<'_>) -> Option<Page> {
+    let ex = exclusions().summary();
+    if !ex.paths.is_empty() || !ex.projects.is_empty() {
+        return None;
+    }
+    let began = store.connection().is_autocommit()
+        && store.connection().execute_batch("BEGIN DEFERRED").is_ok();
+    let out = if store.list_failed(spec).ok()? {
+        None
+    } else {
+        answer(store, spec, ask, |page| {
+            page.iter()
+                .map(|row| {
+                    let s = store.indexed_source(&row.path, &row.key).ok()??;
+                    Some(indexed_file(s))
+                })
+                .collect()
+        })
+    };
+    if began {
         let _ = store.connection().execute_batch("COMMIT");
     }
     out
@@ -99,7 +132,7 @@ fn mode(kind: Option<KindFilter>) -> ListMode {
 
 /// The page, or `None` when the index does not hold exactly the discovered set or cannot be
 /// read (the caller's full read then reports or repairs it).
-fn answer(
+fn answer_discovered(
     store: &Store,
     spec: &ListSpec,
     candidates: &[&SourceFile],
@@ -108,28 +141,49 @@ fn answer(
     if store.list_failed(spec).ok()? || store.list_members(spec).ok()? != candidates.len() {
         return None;
     }
+    answer(store, spec, ask, |page| {
+        // The page's discovered files: one pass over the candidates.
+        let mut files: HashMap<(&str, &str), Option<&SourceFile>> = page
+            .iter()
+            .map(|r| ((r.path.as_str(), r.key.as_str()), None))
+            .collect();
+        for f in candidates {
+            let Some(path) = f.path.to_str() else {
+                continue;
+            };
+            if let Some(slot) = files.get_mut(&(path, f.key.as_deref().unwrap_or_default())) {
+                *slot = Some(f);
+            }
+        }
+        page.iter()
+            .map(|r| {
+                files
+                    .get(&(r.path.as_str(), r.key.as_str()))
+                    .copied()
+                    .flatten()
+                    .cloned()
+            })
+            .collect()
+    })
+}
+
+/// The page of `spec` with the rows' sources from `files_of` (in page order); `None` when a
+/// source is missing or the index cannot answer.
+fn answer(
+    store: &Store,
+    spec: &ListSpec,
+    ask: &Ask<'_>,
+    files_of: impl FnOnce(&[scry_store::PageRow]) -> Option<Vec<SourceFile>>,
+) -> Option<Page> {
     let mode = mode(ask.kind);
     let (total, hidden) = store.list_counts(spec, mode).ok()?;
     let page = store.list_page(spec, mode, ask.offset, ask.limit).ok()?;
-    // The page's discovered files: one pass over the candidates.
-    let mut files: HashMap<(&str, &str), Option<&SourceFile>> = page
-        .iter()
-        .map(|r| ((r.path.as_str(), r.key.as_str()), None))
-        .collect();
-    for f in candidates {
-        let Some(path) = f.path.to_str() else {
-            continue;
-        };
-        if let Some(slot) = files.get_mut(&(path, f.key.as_deref().unwrap_or_default())) {
-            *slot = Some(f);
-        }
-    }
     let mut rows = Vec::with_capacity(page.len());
     let mut ids = Vec::with_capacity(page.len() * 3);
-    for row in &page {
-        let file = (*files.get(&(row.path.as_str(), row.key.as_str()))?)?;
+    let files = files_of(&page)?;
+    for (row, file) in page.iter().zip(files) {
         let header = store.header_by_sid(row.sid).ok()?;
-        let entry = keep(file, crate::indexed::normalize(header))?;
+        let entry = keep(&file, crate::indexed::normalize(header))?;
         ids.push(entry.header.id.clone());
         ids.extend(store.list_neighbours(spec, &entry.header.id).ok()?);
         rows.push(SessionRow {

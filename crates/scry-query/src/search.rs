@@ -151,9 +151,27 @@ impl Serialize for SearchResult {
 /// Runs a search.
 pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let providers = filter::providers(q.provider.as_deref())?;
-    let mut catalog = Catalog::discover(&ctx.env, &providers);
     let mut req = request(ctx, q, &providers)?;
     let scope = Scope::parse(q.scope.as_deref(), q.global, &ctx.cwd, true, !ctx.demo)?;
+    // Under a watcher's lease a search across sessions asks the index alone: no discovery.
+    // The leased path covers live sessions only, so it answers when archived ones are left
+    // out (`--live-only`) or the index holds none.
+    let mut store = indexed::open(ctx)?;
+    if q.session.is_none() {
+        if let Some(s) = store
+            .as_ref()
+            .filter(|s| crate::lease::leased(s, &providers))
+            .filter(|s| q.live_only || crate::archive::rows(s).is_empty())
+        {
+            // The filter as the other paths set it (a cursor binds it): the listed sources are
+            // live ones anyway.
+            req.filter.live = q.live_only.then_some(true);
+            if let Some(response) = leased(ctx, s, &scope, &providers, &mut req)? {
+                return Ok(result(response, None, &Default::default()));
+            }
+        }
+    }
+    let mut catalog = Catalog::discover(&ctx.env, &providers);
     let mut files: Vec<SourceFile> = match &q.session {
         Some(id) => vec![catalog.resolve_ref(ctx, id)?],
         // Moved out, not copied: only the sources and the files in scope are used below.
@@ -174,7 +192,7 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let mut resp = None;
     let mut gone: std::collections::HashMap<std::path::PathBuf, Option<Timestamp>> =
         std::collections::HashMap::new();
-    if let Some(mut store) = indexed::open(ctx)? {
+    if let Some(mut store) = store.take() {
         // A session named by id whose source is gone: its header from the index, no refresh
         // (it would take the missing file for an unchanged one).
         let named = q.session.as_ref().and(files.first());
@@ -240,6 +258,16 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
             search_direct(&sessions, &req).map_err(|e| with_query(store_error(&e), &req))?
         }
     };
+    Ok(result(response, session, &gone))
+}
+
+/// The answer around `response`: each session's fingerprint and, for an archived one, when
+/// its source was found gone (`gone`, by primary source).
+fn result(
+    response: SearchResponse,
+    session: Option<Header>,
+    gone: &std::collections::HashMap<std::path::PathBuf, Option<Timestamp>>,
+) -> SearchResult {
     let fingerprints = response
         .sessions
         .iter()
@@ -264,12 +292,53 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
                 .and_then(|p| gone.get(p).copied().flatten())
         })
         .collect();
-    Ok(SearchResult {
+    SearchResult {
         response,
         session,
         fingerprints,
         deleted,
-    })
+    }
+}
+
+/// A search across sessions under a watcher's lease: over the live sessions of the watched
+/// roots as `store` holds them ([`crate::lease::spec`]), in SQL when no exclusion needs a
+/// file's path or project, else over the catalog the index holds with the exclusions applied.
+/// `Ok(None)` when the index cannot answer (the caller discovers and refreshes as without a
+/// lease); an invalid query is an error either way.
+fn leased(
+    ctx: &Context,
+    store: &scry_store::Store,
+    scope: &Scope,
+    providers: &[scry_model::ProviderId],
+    req: &mut SearchRequest,
+) -> QueryResult<Option<SearchResponse>> {
+    let ex = crate::catalog::exclusions();
+    let answer = if !ex.has_projects() && ex.summary().paths.is_empty() {
+        let dirs = match scope {
+            Scope::Global => None,
+            Scope::Under(dirs) => Some(dirs.clone()),
+        };
+        let Some(spec) = crate::lease::spec(&ctx.env, providers, dirs, None) else {
+            return Ok(None);
+        };
+        store.search_listed(req, &spec)
+    } else {
+        let Some(catalog) = Catalog::from_index(store, &ctx.env, providers) else {
+            return Ok(None);
+        };
+        let files: Vec<SourceFile> = catalog
+            .files
+            .into_iter()
+            .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
+            .collect();
+        store.search_sources(req, &indexed::kept_files(store, &files))
+    };
+    match answer {
+        Ok(r) => Ok(Some(r)),
+        Err(e) if e.is_corrupt() => Ok(None),
+        Err(e) if e.code() == ErrorCode::InvalidQuery => Err(with_query(store_error(&e), req)),
+        Err(_) => Ok(None),
+    }
 }
 
 /// Maps a store error onto a query error on one line: the regex engine's multi-line message

@@ -84,7 +84,7 @@ pub use facts::{LayerVersions, SessionFacts};
 pub use filter::{SessionFilter, TimeRange};
 pub use integrity::{inspect, IndexHealth, APPLICATION_ID};
 pub use lease::{lease_at, now_ms, pid_alive, Acquired, Lease, HEARTBEAT, LEASE_TTL};
-pub use listing::{ListMode, ListSpec, PageRow};
+pub use listing::{IndexedSource, ListMode, ListSpec, PageRow};
 pub use read::{ListRow, SessionRef};
 pub use refresh::{Action, FileError, Progress, RefreshOptions, RefreshReport};
 pub use schema::{EDGE_VERSION, EXTRACTOR_VERSION, PARSER_VERSION, SCHEMA_VERSION};

@@ -16,7 +16,7 @@
 //! (`updated`, uri) are ordered by source path component-wise, in Rust.
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use rusqlite::params_from_iter;
@@ -68,6 +68,54 @@ pub struct PageRow {
     uri: String,
     provider: String,
     kind: String,
+}
+
+/// A live source as the index holds it: what discovery said of it when it was last indexed,
+/// completed by its session's columns. Under a watcher's lease this stands in for discovery
+/// (`scry_query`'s catalog from the index): no source directory is listed or stat'ed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedSource {
+    /// The source file (or the database holding the session).
+    pub path: String,
+    /// Its key inside a multi-session store (`""` for a single-session file).
+    pub key: String,
+    /// The provider that owns it.
+    pub provider: ProviderId,
+    /// Size in bytes when last indexed.
+    pub size: u64,
+    /// Modification time (ns since the Unix epoch) when last indexed.
+    pub mtime_ns: i64,
+    /// The session's native id (`None` when its last parse failed: no session row).
+    pub id: Option<String>,
+    /// The session's kind (`None` likewise).
+    pub kind: Option<SessionKind>,
+    /// The parent `list` folds it under (the header's, else discovery's).
+    pub parent: Option<String>,
+    /// Discovery's `cwd_hint`.
+    pub hint: Option<String>,
+}
+
+/// The columns of an [`IndexedSource`] (`f` = files, `s` = sessions, left-joined).
+const SOURCE_COLS: &str = "SELECT f.path, f.key, f.provider, f.size, f.mtime_ns, s.native, s.kind,
+    s.fold, s.hint FROM files f LEFT JOIN sessions s ON s.sid = f.sid WHERE f.live = 1 AND ";
+
+fn indexed_source(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<IndexedSource>> {
+    let provider: String = r.get(2)?;
+    let Ok(provider) = provider.parse::<ProviderId>() else {
+        return Ok(None);
+    };
+    let kind: Option<String> = r.get(6)?;
+    Ok(Some(IndexedSource {
+        path: r.get(0)?,
+        key: r.get(1)?,
+        provider,
+        size: u64::try_from(r.get::<_, i64>(3)?).unwrap_or(0),
+        mtime_ns: r.get(4)?,
+        id: r.get(5)?,
+        kind: kind.as_deref().and_then(crate::read::kind_of),
+        parent: r.get(7)?,
+        hint: r.get(8)?,
+    }))
 }
 
 /// A SQL text with its `?` parameters in order.
@@ -435,6 +483,83 @@ impl Store {
             out.extend(found);
         }
         Ok(out)
+    }
+
+    /// Every live source under `spec`'s roots, of its providers (the scope and `--since` are
+    /// not applied; sources whose last parse failed included): the discovered set as the
+    /// index holds it, for a command answering under a watcher's lease. One pass over `files`.
+    pub fn list_sources(&self, spec: &ListSpec) -> Result<Vec<IndexedSource>> {
+        let mut q = Sql::default();
+        q.push(SOURCE_COLS);
+        q.under("f.path", &spec.roots);
+        q.push(" AND ");
+        spec.providers_in(&mut q, "f");
+        q.push(" ORDER BY f.path, f.key");
+        self.sources_of(&q)
+    }
+
+    /// The live source `path` / `key` as the index holds it (`None` when it holds none).
+    pub fn indexed_source(&self, path: &str, key: &str) -> Result<Option<IndexedSource>> {
+        let mut q = Sql::default();
+        q.push(SOURCE_COLS)
+            .push("f.path = ")
+            .bind(path.to_string())
+            .push(" AND f.key = ")
+            .bind(key.to_string());
+        Ok(self.sources_of(&q)?.pop())
+    }
+
+    fn sources_of(&self, q: &Sql) -> Result<Vec<IndexedSource>> {
+        let mut st = self
+            .conn
+            .prepare_cached(&q.text)
+            .map_err(fail("read indexed sources"))?;
+        let rows = st
+            .query_map(params_from_iter(q.params.iter()), indexed_source)
+            .map_err(fail("read indexed sources"))?;
+        let mut out = Vec::new();
+        for r in rows {
+            out.extend(r.map_err(fail("read indexed sources"))?);
+        }
+        Ok(out)
+    }
+
+    /// The sessions of `spec`'s discovered set as the index holds it (live sources under its
+    /// roots, of its providers, with a `cwd_hint` in its scope): what a search may answer from
+    /// under a watcher's lease. Reads the `files_sid` index only when there is no scope.
+    pub fn list_sids(&self, spec: &ListSpec) -> Result<HashSet<i64>> {
+        let mut q = Sql::default();
+        if spec.scope.is_some() {
+            q.push("SELECT s.sid FROM sessions s CROSS JOIN files f WHERE ");
+            spec.member(&mut q, "s", "f");
+        } else {
+            q.push("SELECT f.sid FROM files f WHERE f.sid IS NOT NULL AND f.live = 1 AND ");
+            q.under("f.path", &spec.roots);
+            q.push(" AND ");
+            spec.providers_in(&mut q, "f");
+        }
+        let mut st = self
+            .conn
+            .prepare_cached(&q.text)
+            .map_err(fail("read listed sessions"))?;
+        let rows = st
+            .query_map(params_from_iter(q.params.iter()), |r| r.get::<_, i64>(0))
+            .map_err(fail("read listed sessions"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(fail("read listed sessions"))
+    }
+
+    /// [`Store::search`] over the sessions of `spec`'s discovered set ([`Store::list_sids`]),
+    /// in one read snapshot: a search under a watcher's lease, with no discovery.
+    pub fn search_listed(
+        &self,
+        req: &crate::SearchRequest,
+        spec: &ListSpec,
+    ) -> Result<crate::SearchResponse> {
+        self.snapshot(|| {
+            let sids = self.list_sids(spec)?;
+            self.search_unlocked(req, Some(sids))
+        })
     }
 
     /// The page query's cost: the rows it returned, and SQLite's counters of rows stepped

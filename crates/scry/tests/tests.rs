@@ -29,6 +29,7 @@ mod hardening_serve;
 mod http;
 mod index_cli;
 mod inspect;
+mod lease_catalog;
 mod list;
 mod list_sql;
 mod live;

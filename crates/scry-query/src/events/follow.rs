@@ -1,7 +1,8 @@
 //! Following one session as it is written (issue 16): `scry events <id> --follow` and the
 //! HTTP stream `GET /v1/sessions/{id}/stream`.
 //!
-//! [`follow()`] answers the first page as [`super::events()`] does and hands back a [`Follow`]
+//! [`follow()`] answers a first page, the last one (`tail -f`: the last `limit` events that
+//! pass) unless a cursor or `--seq` says where to start, and hands back a [`Follow`]
 //! that remembers how many of the session's events it has seen. [`Follow::poll`] is cheap when
 //! nothing changed (a stat of the source and of a SQLite source's `-wal`); when the source
 //! changed it reads only what was appended:
@@ -45,7 +46,8 @@ const WINDOW: u64 = 4096;
 /// Events read back from the index at once.
 const CHUNK: u32 = 2000;
 
-/// The first page of `events` and the handle that follows the session from there.
+/// The first page (the last page of `events`, or the page of `page`'s cursor / `q`'s `--seq`)
+/// and the handle that follows the session from there.
 pub fn follow(
     ctx: &Context,
     id: &str,
@@ -54,7 +56,9 @@ pub fn follow(
 ) -> QueryResult<(EventPage, Follow)> {
     let (filters, opened) = prepare(ctx, id, q, page)?;
     let stat = change_stamp(&opened.file.path);
-    let computed = page_of(&opened, &filters, page, opened.index.is_none())?;
+    // `tail -f`: the last page first, unless a cursor or `--seq` says where to start.
+    let tail = page.cursor.is_none() && q.seq.is_none();
+    let computed = page_of(&opened, &filters, page, opened.index.is_none(), tail)?;
     let seen = computed.scan.total;
     let size = stat.0;
     let follow = Follow {

@@ -205,7 +205,9 @@ struct Collect<'a> {
     scan: SurfaceScan,
     start: u32,
     limit: usize,
-    rows: Vec<(EventRow, Surface)>,
+    /// Keep the last `limit` rows that pass (the last page) instead of those from `start`.
+    tail: bool,
+    rows: std::collections::VecDeque<(EventRow, Surface)>,
     total: u64,
     before: u64,
     next: Option<u32>,
@@ -239,14 +241,21 @@ impl EventSink for Collect<'_> {
             None => None,
         };
         self.total += 1;
-        if e.seq < self.start {
+        if self.tail {
+            if self.rows.len() == self.limit {
+                self.rows.pop_front();
+                self.before += 1;
+            }
+        } else if e.seq < self.start {
             self.before += 1;
-        } else if self.rows.len() < self.limit {
+            return;
+        }
+        if self.rows.len() < self.limit {
             let provisional = self
                 .shadow_end
                 .map_or(e.surface, |end| surface::surface_of(end, e.seq, e.surface));
             self.rows
-                .push((EventRow::of(&e, provisional, m), e.surface));
+                .push_back((EventRow::of(&e, provisional, m), e.surface));
         } else if self.next.is_none() {
             self.next = Some(e.seq);
         }
@@ -284,7 +293,7 @@ pub fn events(
     page: &PageRequest,
 ) -> QueryResult<EventPage> {
     let (filters, opened) = prepare(ctx, id, q, page)?;
-    Ok(page_of(&opened, &filters, page, false)?.page)
+    Ok(page_of(&opened, &filters, page, false, false)?.page)
 }
 
 /// Checks the page size and the filters, then opens the session.
@@ -315,11 +324,14 @@ struct Computed {
 }
 
 /// One page of the events of `opened` that pass `filters`.
+/// One page of `opened`'s events passing `filters`: from `page`'s cursor, or with `tail` the
+/// last page (the last `page.limit` rows that pass; no next cursor).
 fn page_of(
     opened: &session_read::Opened,
     filters: &Filters,
     page: &PageRequest,
     keep_resume: bool,
+    tail: bool,
 ) -> QueryResult<Computed> {
     let filters_json = filters.to_json();
     let selection = selection_key(&filters_json, page.limit);
@@ -344,7 +356,8 @@ fn page_of(
         scan: SurfaceScan::default(),
         start,
         limit: page.limit,
-        rows: Vec::new(),
+        tail,
+        rows: std::collections::VecDeque::new(),
         total: 0,
         before: 0,
         next: None,

@@ -106,7 +106,7 @@ impl Store {
         Ok(out)
     }
 
-    fn search_unlocked(
+    pub(crate) fn search_unlocked(
         &self,
         req: &SearchRequest,
         within: Option<HashSet<i64>>,

@@ -1,4 +1,5 @@
-//! `scry events <id> --follow`: prints the page `scry events` prints, then every new event of
+//! `scry events <id> --follow`: prints the last page of `scry events` (or the page its cursor
+//! or `--seq` asks for), then every new event of
 //! the session as it is written, until Ctrl-C (exit 0) or the source is deleted (one line,
 //! exit 0). The source is stat'ed every [`POLL`]; a change is read through
 //! [`scry_query::events::Follow::poll`] (the index's partial refresh, or the provider's
