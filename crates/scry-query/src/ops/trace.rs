@@ -2,12 +2,11 @@
 //! first, the forest of descendants, and either the root or the first parent id that no
 //! discovered session has (never both).
 
-use scry_facts::{Lineages, Trace};
-use scry_model::{ErrorCode, Header, Warning};
+use scry_facts::Trace;
+use scry_model::{Header, Warning};
 use serde::{Deserialize, Serialize};
 
-use crate::catalog::Catalog;
-use crate::{Context, QueryError, QueryResult};
+use crate::{Context, QueryResult};
 
 /// What `trace` is asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,32 +34,14 @@ pub struct TraceReport {
     pub headers: Vec<Header>,
 }
 
-/// The lineage of `req.id` among every discovered session.
+/// The lineage of `req.id` among every discovered session ([`crate::lineage`]).
 pub fn trace(ctx: &Context, req: &TraceRequest) -> QueryResult<TraceReport> {
-    let catalog = Catalog::discover(&ctx.env, &[]);
-    let file = catalog.resolve_ref(ctx, &req.id)?;
-    let all: Vec<_> = catalog.files.iter().collect();
-    let (entries, scan_warnings) = catalog.scan(&all);
-    let mut headers: Vec<Header> = entries.into_iter().map(|e| e.header).collect();
-    let uri = Header::new(file.provider, file.id.clone()).uri;
-    if !headers.iter().any(|h| h.uri == uri) {
-        // A path given directly that discovery does not list: scan it too.
-        let (extra, _) = catalog.scan(&[&file]);
-        headers.extend(extra.into_iter().map(|e| e.header));
-    }
-    let archived = crate::archive::headers(ctx, &catalog, &headers);
-    headers.extend(archived);
-    let trace = Lineages::new(&headers).trace(&uri).ok_or_else(|| {
-        QueryError::new(
-            ErrorCode::SessionNotFound,
-            format!("no readable header for '{}'", req.id),
-        )
-    })?;
+    let l = crate::lineage::lineage(ctx, &req.id)?;
     Ok(TraceReport {
-        session: headers.iter().find(|h| h.uri == uri).cloned(),
-        trace,
-        sessions_scanned: headers.len(),
-        warnings: scan_warnings,
-        headers,
+        session: l.header,
+        trace: l.trace,
+        sessions_scanned: l.headers.len(),
+        warnings: l.warnings,
+        headers: l.headers,
     })
 }
