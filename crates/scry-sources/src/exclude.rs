@@ -194,6 +194,26 @@ impl Exclusions {
         self.providers.is_empty() && self.paths.is_empty() && self.projects.is_empty()
     }
 
+    /// For a refresh given every discovered file: the providers whose discovery is then complete,
+    /// so that an indexed source of theirs not discovered has vanished. Excluded is not
+    /// vanished: with path or project rules any provider may have sources left out, so none is
+    /// complete (sources are then marked gone only when their file is); with provider rules
+    /// only, every provider but the excluded ones. `None` = all providers (nothing excluded).
+    pub fn complete_providers(&self, all: &[ProviderId]) -> Option<Vec<ProviderId>> {
+        if self.is_empty() {
+            return None;
+        }
+        if !self.paths.is_empty() || !self.projects.is_empty() {
+            return Some(Vec::new());
+        }
+        Some(
+            all.iter()
+                .copied()
+                .filter(|p| !self.providers.contains(p))
+                .collect(),
+        )
+    }
+
     /// Whether project exclusions exist (callers then check headers of files without a
     /// `cwd_hint` with [`Exclusions::project_of`]).
     pub fn has_projects(&self) -> bool {

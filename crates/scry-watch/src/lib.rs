@@ -408,7 +408,11 @@ impl State {
         match self.store.refresh(
             &self.sources,
             &files,
-            &RefreshOptions::complete(),
+            &RefreshOptions::complete_for(
+                self.opts
+                    .exclusions
+                    .complete_providers(&scry_model::ProviderId::ALL),
+            ),
             &mut |_| !stopping.load(Ordering::Relaxed),
         ) {
             Ok(_) | Err(scry_store::StoreError::Aborted) => {}
@@ -587,7 +591,13 @@ impl State {
             (
                 files,
                 RefreshOptions {
-                    complete_for: vec![id],
+                    // Excluded is not gone: with path or project rules, only a file gone
+                    // from disk is marked so.
+                    complete_for: self
+                        .opts
+                        .exclusions
+                        .complete_providers(&[id])
+                        .unwrap_or_else(|| vec![id]),
                     ..RefreshOptions::default()
                 },
             )

@@ -498,3 +498,46 @@ fn archived_sessions_are_served_and_survive_an_older_index() {
     let found = run(&["search", "second line", "--global", "--json"]);
     assert_eq!(found.json()["sessions"][0]["session"]["live"], false);
 }
+
+/// Excluded is not deleted: a whole-index run under path, project or provider exclusions marks
+/// no existing source gone (it once marked every excluded session `live: false`, and a server
+/// trusting a watcher's lease then lost them), while a file really deleted still is.
+#[test]
+fn exclusions_mark_no_source_gone() {
+    let h = Home::new();
+    h.ok(&["index", "--all", "--json"]);
+    for flags in [
+        ["--exclude-path", "**/.claude/**"],
+        ["--exclude-project", "/home/dev/work/proj-claude"],
+        ["--exclude-provider", "claude"],
+    ] {
+        let mut args = vec!["index", "--all", "--json"];
+        args.extend(flags);
+        let r = h.ok(&args);
+        assert_eq!(r["vanished"], 0, "{flags:?}: {r}");
+        // Without the exclusion nothing was lost or needs reviving.
+        let r = h.ok(&["index", "--all", "--json"]);
+        assert_eq!(
+            (r["vanished"].clone(), r["revived"].clone()),
+            (0.into(), 0.into()),
+            "{flags:?}: {r}"
+        );
+    }
+    // A deleted file is still found gone under exclusions that do not cover it.
+    let pi = std::fs::read_dir(h.home.join(".pi/agent/sessions"))
+        .unwrap()
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .expect("a pi session");
+    std::fs::remove_file(&pi).unwrap();
+    let r = h.ok(&[
+        "index",
+        "--all",
+        "--json",
+        "--exclude-path",
+        "**/.claude/**",
+    ]);
+    assert_eq!(r["vanished"], 1, "{r}");
+}

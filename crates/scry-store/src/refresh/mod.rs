@@ -67,6 +67,19 @@ impl RefreshOptions {
         }
     }
 
+    /// A refresh given every discovered file, complete for `providers` only (`None`: for all,
+    /// as [`RefreshOptions::complete`]): with exclusions, a source left out is not a source
+    /// gone (`Exclusions::complete_providers` in scry-sources says which are complete).
+    pub fn complete_for(providers: Option<Vec<ProviderId>>) -> Self {
+        match providers {
+            None => RefreshOptions::complete(),
+            Some(complete_for) => RefreshOptions {
+                complete_for,
+                ..Default::default()
+            },
+        }
+    }
+
     /// A refresh of some files only (one session, one scope): sources not given are left alone
     /// unless their file is gone from disk.
     pub fn partial() -> Self {

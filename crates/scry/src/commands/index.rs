@@ -100,7 +100,9 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
     let opts = RefreshOptions {
         force: args.force,
         ..if whole || args.all || args.rebuild {
-            RefreshOptions::complete()
+            RefreshOptions::complete_for(
+                scry_query::catalog::exclusions().complete_providers(&scry_model::ProviderId::ALL),
+            )
         } else {
             RefreshOptions::partial()
         }
