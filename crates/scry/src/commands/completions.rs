@@ -5,7 +5,8 @@
 //! prints): on each TAB the shell runs `SCRY_COMPLETE=<shell> scry -- <words…>`, and `app::run` answers
 //! with the candidates before parsing anything. Subcommands and flags come from the grammar
 //! ([`crate::cli::command`]); session references come from the index ([`complete_session`]) and
-//! provider options from the known providers ([`complete_providers`]).
+//! provider options from the providers the index holds sessions of, with their counts (every
+//! known provider when there is no index: [`complete_providers`]).
 //!
 //! Completing a session id reads the index read-only with one SQL prefix query on the indexed
 //! `native` column: no refresh, no discovery, and no index is ever created by a completion (no
@@ -109,19 +110,54 @@ pub fn complete_session(current: &OsStr) -> Vec<CompletionCandidate> {
     session_candidates(&db, word).unwrap_or_default()
 }
 
-/// Completes a provider option: the known provider names, after the last comma of a list.
+/// Completes a provider option, after the last comma of a list: the providers the index holds
+/// sessions of (with their counts), or every known provider when there is no index.
 pub fn complete_providers(current: &OsStr) -> Vec<CompletionCandidate> {
-    let word = current.to_string_lossy();
+    provider_candidates(index_path().as_deref(), &current.to_string_lossy())
+}
+
+/// [`complete_providers`] over the index at `db` (`None`, or an index that cannot be read:
+/// every known provider).
+fn provider_candidates(db: Option<&Path>, word: &str) -> Vec<CompletionCandidate> {
     let (done, last) = match word.rfind(',') {
         Some(i) => (&word[..=i], &word[i + 1..]),
-        None => ("", &word[..]),
+        None => ("", word),
     };
-    ProviderId::ALL
-        .iter()
-        .map(|p| p.as_str())
-        .filter(|p| p.starts_with(last))
-        .map(|p| CompletionCandidate::new(format!("{done}{p}")))
+    let indexed = db.and_then(|db| indexed_providers(db).ok());
+    let names: Vec<(String, Option<String>)> = match indexed {
+        Some(counts) if !counts.is_empty() => counts
+            .into_iter()
+            .map(|(p, n)| {
+                let help = format!("{n} session{}", if n == 1 { "" } else { "s" });
+                (p, Some(help))
+            })
+            .collect(),
+        _ => ProviderId::ALL
+            .iter()
+            .map(|p| (p.as_str().to_string(), None))
+            .collect(),
+    };
+    names
+        .into_iter()
+        .filter(|(p, _)| p.starts_with(last))
+        .map(|(p, help)| CompletionCandidate::new(format!("{done}{p}")).help(help.map(Into::into)))
         .collect()
+}
+
+/// The providers with sessions in the index at `db` (archived ones included: they read too),
+/// and how many, by name.
+fn indexed_providers(db: &Path) -> rusqlite::Result<Vec<(String, u64)>> {
+    let conn = Connection::open_with_flags(
+        db,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    let mut stmt = conn.prepare(
+        // The covering recency index holds `provider`: a scan of it, not of the wide rows.
+        "SELECT provider, count(*) FROM sessions INDEXED BY sessions_recent \
+         GROUP BY provider ORDER BY provider",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
 }
 
 /// The index this completion reads: the demo's when the words being completed hold `--demo`
@@ -213,10 +249,38 @@ mod tests {
 
     #[test]
     fn providers_complete_after_the_last_comma() {
-        assert_eq!(values(&complete_providers(OsStr::new("cl"))), ["claude"]);
-        let v = values(&complete_providers(OsStr::new("claude,co")));
+        assert_eq!(values(&provider_candidates(None, "cl")), ["claude"]);
+        let v = values(&provider_candidates(None, "claude,co"));
         assert!(v.contains(&"claude,codex".to_string()), "{v:?}");
         assert!(v.iter().all(|s| s.starts_with("claude,co")), "{v:?}");
+    }
+
+    #[test]
+    fn providers_complete_from_the_index_with_their_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("index.db");
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE sessions(native TEXT, provider TEXT, live INTEGER);
+             CREATE INDEX sessions_recent ON sessions(provider);
+             INSERT INTO sessions VALUES ('a', 'codex', 1), ('b', 'claude', 1),
+               ('c', 'claude', 1), ('d', 'pi', 0);",
+        )
+        .unwrap();
+        drop(conn);
+        let c = provider_candidates(Some(&db), "");
+        assert_eq!(values(&c), ["claude", "codex", "pi"]);
+        assert_eq!(
+            c[0].get_help().map(|h| h.to_string()).as_deref(),
+            Some("2 sessions")
+        );
+        assert_eq!(
+            values(&provider_candidates(Some(&db), "pi,c")),
+            ["pi,claude", "pi,codex"]
+        );
+        // No such index: every known provider.
+        let all = provider_candidates(Some(&dir.path().join("none.db")), "");
+        assert_eq!(all.len(), ProviderId::ALL.len());
     }
 
     #[test]
