@@ -194,24 +194,20 @@ impl Exclusions {
         self.providers.is_empty() && self.paths.is_empty() && self.projects.is_empty()
     }
 
-    /// For a refresh given every discovered file: the providers whose discovery is then complete,
-    /// so that an indexed source of theirs not discovered has vanished. Excluded is not
-    /// vanished: with path or project rules any provider may have sources left out, so none is
-    /// complete (sources are then marked gone only when their file is); with provider rules
-    /// only, every provider but the excluded ones. `None` = all providers (nothing excluded).
-    pub fn complete_providers(&self, all: &[ProviderId]) -> Option<Vec<ProviderId>> {
-        if self.is_empty() {
-            return None;
-        }
+    /// For a refresh given every discovered file of `all`: the providers whose discovery is then
+    /// complete, so that an indexed source of theirs not discovered has vanished. Excluded is
+    /// not vanished: with path or project rules any provider may have sources left out, so none
+    /// is complete (sources are then marked gone only when their file is); with provider rules,
+    /// every provider but the excluded ones. Aider is never complete: its histories are found
+    /// under the directory a command runs in, so another directory's run does not list them.
+    pub fn complete_providers(&self, all: &[ProviderId]) -> Vec<ProviderId> {
         if !self.paths.is_empty() || !self.projects.is_empty() {
-            return Some(Vec::new());
+            return Vec::new();
         }
-        Some(
-            all.iter()
-                .copied()
-                .filter(|p| !self.providers.contains(p))
-                .collect(),
-        )
+        all.iter()
+            .copied()
+            .filter(|p| !self.providers.contains(p) && *p != ProviderId::Aider)
+            .collect()
     }
 
     /// Whether project exclusions exist (callers then check headers of files without a

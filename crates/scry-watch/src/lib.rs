@@ -593,11 +593,7 @@ impl State {
                 RefreshOptions {
                     // Excluded is not gone: with path or project rules, only a file gone
                     // from disk is marked so.
-                    complete_for: self
-                        .opts
-                        .exclusions
-                        .complete_providers(&[id])
-                        .unwrap_or_else(|| vec![id]),
+                    complete_for: self.opts.exclusions.complete_providers(&[id]),
                     ..RefreshOptions::default()
                 },
             )

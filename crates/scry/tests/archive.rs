@@ -541,3 +541,36 @@ fn exclusions_mark_no_source_gone() {
     ]);
     assert_eq!(r["vanished"], 1, "{r}");
 }
+
+/// Aider's histories are found under the directory a command runs in: a whole-index run from
+/// another directory does not list them, and must not take them for deleted.
+#[test]
+fn aider_histories_are_not_gone_when_run_elsewhere() {
+    let h = Home::new();
+    h.ok(&["index", "--all", "--json"]);
+    let aider = |v: &Value| -> Vec<bool> {
+        v["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["provider"] == "aider")
+            .map(|s| s["live"].as_bool().unwrap())
+            .collect()
+    };
+    let before = aider(&h.ok(&["list", "--global", "--archived", "--json"]));
+    assert!(
+        !before.is_empty() && before.iter().all(|l| *l),
+        "{before:?}"
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = scry_env(
+        &h.home,
+        elsewhere.path(),
+        &[("SCRY_DB", &h.db)],
+        &["index", "--all", "--json"],
+    );
+    assert_eq!(out.code, 0, "{}", out.render());
+    assert_eq!(out.json()["vanished"], 0, "{}", out.render());
+    let after = aider(&h.ok(&["list", "--global", "--archived", "--json"]));
+    assert_eq!(after, before);
+}

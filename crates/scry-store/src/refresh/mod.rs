@@ -67,16 +67,13 @@ impl RefreshOptions {
         }
     }
 
-    /// A refresh given every discovered file, complete for `providers` only (`None`: for all,
-    /// as [`RefreshOptions::complete`]): with exclusions, a source left out is not a source
-    /// gone (`Exclusions::complete_providers` in scry-sources says which are complete).
-    pub fn complete_for(providers: Option<Vec<ProviderId>>) -> Self {
-        match providers {
-            None => RefreshOptions::complete(),
-            Some(complete_for) => RefreshOptions {
-                complete_for,
-                ..Default::default()
-            },
+    /// A refresh given every discovered file, complete for `providers` only: with exclusions or
+    /// cwd-relative discovery, a source left out is not a source gone
+    /// (`Exclusions::complete_providers` in scry-sources says which are complete).
+    pub fn complete_for(providers: Vec<ProviderId>) -> Self {
+        RefreshOptions {
+            complete_for: providers,
+            ..Default::default()
         }
     }
 
