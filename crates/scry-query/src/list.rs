@@ -172,17 +172,7 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         if let Some(page) = crate::lease::spec(&ctx.env, &providers, dirs, since)
             .and_then(|spec| crate::list_sql::leased_page(s, &spec, &ask))
         {
-            let next_cursor = next_cursor(key, offset, q.limit, page.total);
-            return Ok(SessionList {
-                rows: page.rows,
-                ids: page.ids,
-                total: page.total,
-                offset,
-                hidden: page.hidden,
-                warnings: Vec::new(),
-                next_cursor,
-                archived: HashMap::new(),
-            });
+            return Ok(from_page(page, key, offset, q.limit, Vec::new()));
         }
     }
     let catalog = match store.as_ref().filter(|_| leased) {
@@ -209,17 +199,7 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
     // The SQL page when there is nothing archived to merge.
     if let Some(store) = store.as_ref().filter(|_| archived.is_empty()) {
         if let Some(page) = crate::list_sql::page(store, &catalog, &candidates, &ask) {
-            let next_cursor = next_cursor(key, offset, q.limit, page.total);
-            return Ok(SessionList {
-                rows: page.rows,
-                ids: page.ids,
-                total: page.total,
-                offset,
-                hidden: page.hidden,
-                warnings: catalog.warnings,
-                next_cursor,
-                archived: HashMap::new(),
-            });
+            return Ok(from_page(page, key, offset, q.limit, catalog.warnings));
         }
     }
     let mut listed = crate::indexed::headers_from(store, &catalog, &candidates);
@@ -275,6 +255,26 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         next_cursor,
         archived: marks,
     })
+}
+
+/// The list an SQL page answers (no archived rows: those are merged on the other path).
+fn from_page(
+    page: crate::list_sql::Page,
+    key: u64,
+    offset: usize,
+    limit: usize,
+    warnings: Vec<Warning>,
+) -> SessionList {
+    SessionList {
+        next_cursor: next_cursor(key, offset, limit, page.total),
+        rows: page.rows,
+        ids: page.ids,
+        total: page.total,
+        offset,
+        hidden: page.hidden,
+        warnings,
+        archived: HashMap::new(),
+    }
 }
 
 /// The cursor of the page after `offset..offset + limit`, if rows remain.

@@ -412,13 +412,7 @@ impl Store {
         range: RangeInclusive<u32>,
     ) -> Result<Vec<Event>> {
         let at = at.into();
-        if range.start() > range.end() {
-            return Err(StoreError::InvalidWindow(format!(
-                "seq range {}-{} starts after it ends",
-                range.start(),
-                range.end()
-            )));
-        }
+        check_window(&range)?;
         self.snapshot(|| {
             let (sid, h, n) = self.sid_of(at)?;
             if *range.start() >= n {
@@ -441,13 +435,7 @@ impl Store {
         f: &mut dyn FnMut(Event),
     ) -> Result<()> {
         let at = at.into();
-        if range.start() > range.end() {
-            return Err(StoreError::InvalidWindow(format!(
-                "seq range {}-{} starts after it ends",
-                range.start(),
-                range.end()
-            )));
-        }
+        check_window(&range)?;
         self.snapshot(|| {
             let (sid, h, n) = self.sid_of(at)?;
             if n == 0 || *range.start() >= n {
@@ -542,4 +530,16 @@ impl Store {
     pub(crate) fn event_range(&self, sid: i64) -> (i64, i64) {
         event_id_range(sid)
     }
+}
+
+/// An inverted `seq` range is [`StoreError::InvalidWindow`].
+fn check_window(range: &RangeInclusive<u32>) -> Result<()> {
+    if range.start() > range.end() {
+        return Err(StoreError::InvalidWindow(format!(
+            "seq range {}-{} starts after it ends",
+            range.start(),
+            range.end()
+        )));
+    }
+    Ok(())
 }
