@@ -7,101 +7,18 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
 use crate::util::{claude_line, claude_session, corpus, scry_env, Out};
-
-/// Generous: the first refresh of a debug build on a loaded machine.
-const DEADLINE: Duration = Duration::from_secs(90);
-
-/// A `scry watch --json` child holding the lease on `db`.
-struct Watch {
-    child: Child,
-    lines: Arc<Mutex<Vec<Value>>>,
-}
-
-impl Watch {
-    fn start(home: &Path, db: &Path) -> Watch {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_scry"))
-            .env_clear()
-            .env("HOME", home)
-            .env("TZ", "UTC")
-            .env("SCRY_DB", db)
-            .current_dir(home)
-            .args(["watch", "--json"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start scry watch");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let out = child.stdout.take().expect("stdout");
-        let sink = Arc::clone(&lines);
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if let Ok(v) = serde_json::from_str::<Value>(&line) {
-                    sink.lock().unwrap().push(v);
-                }
-            }
-        });
-        let w = Watch { child, lines };
-        let start = Instant::now();
-        while !w
-            .lines
-            .lock()
-            .unwrap()
-            .iter()
-            .any(|v| v["event"] == "ready")
-        {
-            assert!(start.elapsed() < DEADLINE, "no ready line from scry watch");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        w
-    }
-
-    fn signal(&self, sig: &str) {
-        let ok = Command::new("kill")
-            .args([sig, &self.child.id().to_string()])
-            .status()
-            .expect("kill")
-            .success();
-        assert!(ok, "kill {sig} failed");
-    }
-
-    /// Kills the watcher (SIGKILL: its lease is left behind, dead once its pid is gone).
-    fn kill(mut self) {
-        self.signal("-KILL");
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use crate::watch::{copy_dir, Watch};
 
 /// `scry args…` on `home` with the index `db`, run from `cwd`.
 fn run_in(home: &Path, cwd: &Path, db: &Path, args: &[&str]) -> Out {
     let out = scry_env(home, cwd, &[("SCRY_DB", db)], args);
     out.assert_no_panic();
     out
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 fn uris(out: &Out) -> Vec<String> {

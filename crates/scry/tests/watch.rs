@@ -16,17 +16,18 @@ use serde_json::Value;
 use crate::util::{claude_line, claude_session, corpus, scry_env, Out};
 
 /// Generous: the first refresh of a debug build on a loaded machine.
-const DEADLINE: Duration = Duration::from_secs(60);
+const DEADLINE: Duration = Duration::from_secs(90);
 
-/// A `scry watch --json` child and the JSON lines it printed so far.
-struct Watch {
+/// A `scry watch --json` child and the JSON lines it printed so far (also used by
+/// `lease_catalog`).
+pub(crate) struct Watch {
     child: Child,
     lines: Arc<Mutex<Vec<Value>>>,
 }
 
 impl Watch {
     /// Starts the watcher on `home` / `db` and waits for its ready line.
-    fn start(home: &Path, db: &Path) -> Watch {
+    pub(crate) fn start(home: &Path, db: &Path) -> Watch {
         let mut child = Command::new(env!("CARGO_BIN_EXE_scry"))
             .env_clear()
             .env("HOME", home)
@@ -109,13 +110,21 @@ impl Watch {
         assert_eq!(changes(&self.lines.lock().unwrap()), want);
     }
 
-    fn signal(&self, sig: &str) {
+    pub(crate) fn signal(&self, sig: &str) {
         let ok = Command::new("kill")
             .args([sig, &self.pid()])
             .status()
             .expect("kill")
             .success();
         assert!(ok, "kill {sig} failed");
+    }
+}
+
+impl Watch {
+    /// Kills the watcher (SIGKILL: its lease is left behind, dead once its pid is gone).
+    pub(crate) fn kill(mut self) {
+        self.signal("-KILL");
+        let _ = self.child.wait();
     }
 }
 
@@ -167,7 +176,7 @@ fn assert_all_parity(home: &Path, db: &Path, ids: &[&str]) {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap().flatten() {
         let target = to.join(e.file_name());
