@@ -51,28 +51,6 @@ impl ErrorCode {
             ErrorCode::SourceConflict => "SOURCE_CONFLICT",
         }
     }
-
-    /// The CLI exit code for this error (SPEC §3): 3 for not found / ambiguous, 2 for usage
-    /// errors, 1 for runtime failures.
-    pub fn exit_code(self) -> i32 {
-        match self {
-            ErrorCode::SessionNotFound | ErrorCode::AmbiguousId | ErrorCode::EventNotFound => 3,
-            ErrorCode::InvalidQuery
-            | ErrorCode::InvalidFilter
-            | ErrorCode::InvalidWindow
-            | ErrorCode::InvalidLineage
-            | ErrorCode::InvalidCursor
-            | ErrorCode::InvalidPageSize
-            | ErrorCode::InvalidSurface
-            | ErrorCode::StaleLocator => 2,
-            ErrorCode::CorruptSession
-            | ErrorCode::PersistenceFailure
-            | ErrorCode::IndexBuildFailure
-            | ErrorCode::Aborted
-            | ErrorCode::SearchDisabled
-            | ErrorCode::SourceConflict => 1,
-        }
-    }
 }
 
 impl fmt::Display for ErrorCode {

@@ -4,7 +4,7 @@
 //! The directories are the `cwd` of every discovered session of another provider, the same set
 //! with and without the index (S-I4):
 //! - a file whose discovery already knows it (`cwd_hint`) gives it for free;
-//! - with the index ([`set_index`]), a file whose size and mtime match its stored row gives the
+//! - with the index (the context's, [`crate::indexed::db_path`]), a file whose size and mtime match its stored row gives the
 //!   stored header's cwd (one query for all files); under a live watcher's lease covering this
 //!   process the stored cwds are current, so they are read as one `SELECT DISTINCT`;
 //! - any other file (no index, `--no-index`, new or changed since the last refresh) is header
@@ -15,29 +15,22 @@
 
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use scry_model::ProviderId;
-use scry_source::{Env, SourceFile};
+use scry_source::SourceFile;
 use scry_store::Store;
 
-use crate::catalog::{exclusions, Catalog};
-
-/// The index the working directories may be read from: unset or `None` means header scans.
-static INDEX: OnceLock<Option<PathBuf>> = OnceLock::new();
-
-/// Sets where this process's index lives (`None` with `--no-index`; first call wins).
-pub fn set_index(path: Option<PathBuf>) {
-    let _ = INDEX.set(path);
-}
+use crate::catalog::Catalog;
+use crate::Context;
 
 /// Adds to `catalog` the Aider sessions in the working directories of the other providers'
 /// sessions, whichever providers the catalog holds: those `--provider` left out are discovered
 /// here for their working directories (their files are not added), so `list --provider aider`
 /// lists what `list` does.
-pub(crate) fn add(catalog: &mut Catalog, env: &Env) {
+pub(crate) fn add(catalog: &mut Catalog, ctx: &Context) {
+    let env = &ctx.env;
     if !catalog.providers.contains(&ProviderId::Aider) {
         return;
     }
@@ -51,7 +44,7 @@ pub(crate) fn add(catalog: &mut Catalog, env: &Env) {
     let others: Vec<SourceFile> = if missing.is_empty() {
         Vec::new()
     } else {
-        scry_sources::discover_excluding(catalog.sources(), env, &missing, exclusions())
+        scry_sources::discover_excluding(catalog.sources(), env, &missing, &ctx.exclusions)
             .into_iter()
             .flat_map(|pd| pd.discovery.files)
             .collect()
@@ -72,13 +65,11 @@ pub(crate) fn add(catalog: &mut Catalog, env: &Env) {
         }
     }
     if !unknown.is_empty() {
-        let store = INDEX
-            .get()
-            .and_then(Option::as_ref)
+        let store = crate::indexed::db_path(ctx)
             .filter(|p| p.is_file())
-            .and_then(|p| Store::open(p).ok());
+            .and_then(|p| Store::open(&p).ok());
         let rest = match &store {
-            Some(store) => from_index(store, &unknown, &mut cwds),
+            Some(store) => from_index(ctx, store, &unknown, &mut cwds),
             None => unknown,
         };
         scan(catalog, &rest, &mut cwds);
@@ -86,7 +77,7 @@ pub(crate) fn add(catalog: &mut Catalog, env: &Env) {
     let found = scry_sources::aider_in_cwds(
         cwds.iter().map(String::as_str),
         &catalog.files,
-        exclusions(),
+        &ctx.exclusions,
     );
     catalog.files.extend(found.files);
     catalog.warnings.extend(found.warnings);
@@ -95,11 +86,12 @@ pub(crate) fn add(catalog: &mut Catalog, env: &Env) {
 /// The stored cwds of `files` that the index holds unchanged, into `cwds`; returns the files it
 /// could not answer for.
 fn from_index<'a>(
+    ctx: &Context,
     store: &Store,
     files: &[&'a SourceFile],
     cwds: &mut BTreeSet<String>,
 ) -> Vec<&'a SourceFile> {
-    if crate::lease::covers(store) {
+    if crate::lease::covers(ctx, store) {
         let distinct = store.connection().prepare(
             "SELECT DISTINCT provider, cwd FROM sessions \
              WHERE live = 1 AND provider != 'aider' AND cwd IS NOT NULL",
@@ -107,7 +99,7 @@ fn from_index<'a>(
         if let Ok(mut stmt) = distinct {
             let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)));
             if let Ok(rows) = rows {
-                let ex = exclusions();
+                let ex = &ctx.exclusions;
                 cwds.extend(rows.flatten().filter_map(|(p, c)| {
                     let kept = p
                         .parse::<ProviderId>()

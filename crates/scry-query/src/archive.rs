@@ -3,7 +3,7 @@
 //!
 //! - Id resolution falls back to them ([`fallback`], called by
 //!   [`crate::catalog::Catalog::resolve_ref`] when discovery has no match): full id, unique
-//!   prefix and `provider:id`, among the archived sessions the exclusions in force keep. A live
+//!   prefix and `provider:id`, among the archived sessions the context's exclusions keep. A live
 //!   session always wins over an archived one with the same id.
 //! - Every read that opens a session ([`crate::session_read::open`]) then replays it from the
 //!   index without refreshing it (a refresh would take the missing file for an unchanged one),
@@ -15,9 +15,10 @@
 
 use scry_model::{ErrorCode, Header, Timestamp};
 use scry_source::SourceFile;
+use scry_sources::Exclusions;
 use scry_store::{ArchivedRow, Store};
 
-use crate::catalog::{exclusions, Catalog, Entry};
+use crate::catalog::{Catalog, Entry};
 use crate::error::{QueryError, QueryResult};
 use crate::Context;
 
@@ -40,9 +41,8 @@ pub fn source_file(row: &ArchivedRow) -> SourceFile {
     f
 }
 
-/// Whether the exclusions in force keep an archived session (its path, provider and stored cwd).
-fn kept(row: &ArchivedRow, file: &SourceFile) -> bool {
-    let ex = exclusions();
+/// Whether `ex` keeps an archived session (its path, provider and stored cwd).
+fn kept(ex: &Exclusions, row: &ArchivedRow, file: &SourceFile) -> bool {
     if ex.is_empty() {
         return true;
     }
@@ -62,7 +62,7 @@ fn source_gone(row: &ArchivedRow) -> bool {
 
 /// The archived sessions of the index (after exclusions) with their source files; empty when
 /// the index cannot answer.
-pub fn rows(store: &Store) -> Vec<(ArchivedRow, SourceFile)> {
+pub fn rows(ex: &Exclusions, store: &Store) -> Vec<(ArchivedRow, SourceFile)> {
     store
         .archived()
         .unwrap_or_default()
@@ -72,7 +72,7 @@ pub fn rows(store: &Store) -> Vec<(ArchivedRow, SourceFile)> {
             let f = source_file(&r);
             (r, f)
         })
-        .filter(|(r, f)| kept(r, f))
+        .filter(|(r, f)| kept(ex, r, f))
         .collect()
 }
 
@@ -98,7 +98,10 @@ pub fn fallback(
     let Some(store) = index(ctx, catalog) else {
         return Err(err);
     };
-    let files: Vec<SourceFile> = rows(&store).into_iter().map(|(_, f)| f).collect();
+    let files: Vec<SourceFile> = rows(&ctx.exclusions, &store)
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect();
     if files.is_empty() {
         return Err(err);
     }
@@ -114,7 +117,7 @@ pub fn fallback(
 /// index cannot be opened.
 pub fn index(ctx: &Context, catalog: &Catalog) -> Option<Store> {
     let mut store = crate::indexed::open(ctx).ok().flatten()?;
-    crate::indexed::refresh(&mut store, catalog.sources(), &[]);
+    crate::indexed::refresh(ctx, &mut store, catalog.sources(), &[]);
     Some(store)
 }
 
@@ -125,7 +128,7 @@ pub fn headers(ctx: &Context, catalog: &Catalog, known: &[Header]) -> Vec<Header
         return Vec::new();
     };
     let known: std::collections::HashSet<&str> = known.iter().map(|h| h.uri.as_str()).collect();
-    entries(&store)
+    entries(&ctx.exclusions, &store)
         .into_iter()
         .map(|(e, _)| e.header)
         .filter(|h| !known.contains(h.uri.as_str()))
@@ -144,7 +147,7 @@ pub fn include(ctx: &Context, catalog: &mut Catalog) {
         .iter()
         .map(|f| (f.path.clone(), f.key.clone()))
         .collect();
-    for (_, f) in rows(&store) {
+    for (_, f) in rows(&ctx.exclusions, &store) {
         if !have.contains(&(f.path.clone(), f.key.clone())) {
             catalog.files.push(f);
         }
@@ -219,12 +222,12 @@ impl Mark {
 
 /// The archived sessions as `list` entries (whole stored headers, marked archived) with their
 /// marks; empty when the index cannot answer.
-pub fn entries(store: &Store) -> Vec<(Entry, Mark)> {
-    rows(store)
+pub fn entries(ex: &Exclusions, store: &Store) -> Vec<(Entry, Mark)> {
+    rows(ex, store)
         .into_iter()
         .filter_map(|(row, file)| {
             let header = store.header_by_sid(row.sid).ok()?;
-            let entry = crate::catalog::keep(&file, mark(header))?;
+            let entry = crate::catalog::keep(ex, &file, mark(header))?;
             Some((entry, Mark::of(&row)))
         })
         .collect()

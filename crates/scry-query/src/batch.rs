@@ -39,7 +39,7 @@ pub fn headers(ctx: &Context, references: &[String]) -> QueryResult<Batch> {
             ),
         ));
     }
-    let catalog = Catalog::discover(&ctx.env, &[]);
+    let catalog = Catalog::discover(ctx, &[]);
     let entries = references
         .iter()
         .map(|r| BatchEntry {

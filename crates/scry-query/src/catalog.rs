@@ -1,5 +1,5 @@
-//! The session catalog: every provider's discovery over one [`Env`], header scans of the found
-//! sources, and id resolution. Failures stay local: a provider's discovery warnings and each
+//! The session catalog: every provider's discovery over one [`scry_source::Env`] (after the
+//! context's exclusions), header scans of the found sources, and id resolution. Failures stay local: a provider's discovery warnings and each
 //! source's scan error become warnings, never a stopped run (the query crate will take this over).
 //!
 //! Header scans run on a few scoped threads pulling from a shared counter (no extra crate): the
@@ -8,31 +8,14 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use scry_model::{ErrorCode, Header, ProviderId, Warning, WarningKind};
-use scry_source::{Env, Source, SourceError, SourceFile};
+use scry_source::{Source, SourceError, SourceFile};
 use scry_sources::{discover_excluding, registry, resolve, resolve_id, source_for, Exclusions};
 
 use crate::error::{QueryError, QueryResult};
 use crate::Context;
-
-/// The exclusions of this invocation (config file + `--exclude-*` flags), set once by the app
-/// before any command runs; every discovery applies them before a file is opened.
-static EXCLUSIONS: OnceLock<Exclusions> = OnceLock::new();
-
-/// Sets the exclusions for this process (first call wins).
-pub fn set_exclusions(ex: Exclusions) {
-    let _ = EXCLUSIONS.set(ex);
-}
-
-/// The exclusions in force (none when not set).
-pub fn exclusions() -> &'static Exclusions {
-    static NONE: OnceLock<Exclusions> = OnceLock::new();
-    EXCLUSIONS
-        .get()
-        .unwrap_or_else(|| NONE.get_or_init(Exclusions::new))
-}
 
 /// Discovered sources of every provider in one environment.
 pub struct Catalog {
@@ -48,6 +31,8 @@ pub struct Catalog {
     /// Taken from the index under a watcher's lease ([`Catalog::from_index`]): current as the
     /// watcher keeps it, so no refresh is due.
     pub from_index: bool,
+    /// The exclusions applied (the context's).
+    pub(crate) exclusions: Arc<Exclusions>,
 }
 
 /// A scanned session: its source and header.
@@ -60,14 +45,16 @@ pub struct Entry {
 }
 
 impl Catalog {
-    /// Runs discovery of the providers in `only` (all when empty).
-    pub fn discover(env: &Env, only: &[ProviderId]) -> Catalog {
+    /// Runs discovery of the providers in `only` (all when empty) in `ctx`'s environment,
+    /// after its exclusions.
+    pub fn discover(ctx: &Context, only: &[ProviderId]) -> Catalog {
+        let env = &ctx.env;
         let sources = registry();
         let mut files = Vec::new();
         let mut warnings = Vec::new();
         let mut roots = Vec::new();
         let mut providers = Vec::new();
-        for pd in discover_excluding(&sources, env, only, exclusions()) {
+        for pd in discover_excluding(&sources, env, only, &ctx.exclusions) {
             providers.push(pd.provider);
             roots.extend(pd.discovery.roots.into_iter().map(|r| r.path));
             files.extend(pd.discovery.files);
@@ -80,8 +67,9 @@ impl Catalog {
             roots,
             providers,
             from_index: false,
+            exclusions: ctx.exclusions.clone(),
         };
-        crate::aider_cwds::add(&mut catalog, env);
+        crate::aider_cwds::add(&mut catalog, ctx);
         catalog
     }
 
@@ -90,13 +78,13 @@ impl Catalog {
     /// exclusions, as discovery last saw them. Lists no directory and stats no file; no
     /// discovery warnings. `None` when the index cannot say (the caller discovers instead).
     pub fn from_index(
+        ctx: &Context,
         store: &scry_store::Store,
-        env: &Env,
         only: &[ProviderId],
     ) -> Option<Catalog> {
-        let spec = crate::lease::spec(env, only, None, None)?;
+        let spec = crate::lease::spec(ctx, only, None, None)?;
         let rows = store.list_sources(&spec).ok()?;
-        let ex = exclusions();
+        let ex = &ctx.exclusions;
         let files = rows
             .into_iter()
             .map(indexed_file)
@@ -109,7 +97,13 @@ impl Catalog {
             roots: spec.roots.iter().map(std::path::PathBuf::from).collect(),
             providers: spec.providers,
             from_index: true,
+            exclusions: ctx.exclusions.clone(),
         })
+    }
+
+    /// The exclusions this catalog was discovered with (the context's).
+    pub fn exclusions(&self) -> &Exclusions {
+        &self.exclusions
     }
 
     /// Every provider implementation (for the index refresh).
@@ -167,7 +161,7 @@ impl Catalog {
     /// provider and path globs from discovery data, an excluded project from the `cwd_hint`
     /// or, without one, from a bounded header scan.
     fn admit(&self, reference: &str, file: SourceFile) -> QueryResult<SourceFile> {
-        let ex = exclusions();
+        let ex = self.exclusions();
         if ex.is_empty() {
             return Ok(file);
         }
@@ -234,7 +228,7 @@ impl Catalog {
         for (i, r) in results {
             match (r, files.get(i)) {
                 (Ok(header), Some(file)) => {
-                    if let Some(e) = keep(file, header) {
+                    if let Some(e) = keep(self.exclusions(), file, header) {
                         entries.push(e);
                     }
                 }
@@ -298,13 +292,13 @@ impl Catalog {
 
 /// The entry for a header read from `file` (scanned, parsed or stored): the primary source when
 /// the header lists none, the parent discovery knows when the header has none; `None` when the
-/// session's project is excluded.
-pub fn keep(file: &SourceFile, mut header: Header) -> Option<Entry> {
-    if exclusions().has_projects()
+/// session's project is excluded by `ex`.
+pub fn keep(ex: &Exclusions, file: &SourceFile, mut header: Header) -> Option<Entry> {
+    if ex.has_projects()
         && header
             .cwd
             .as_deref()
-            .is_some_and(|c| exclusions().project_of(c).is_some())
+            .is_some_and(|c| ex.project_of(c).is_some())
     {
         return None;
     }

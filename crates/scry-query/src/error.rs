@@ -1,7 +1,7 @@
 //! The one error type of the query API (SPEC S-Q7): a closed [`ErrorCode`] with its stable
-//! string form, one line naming the offending value, the candidates of an ambiguous reference,
-//! and the CLI exit status it maps to (SPEC §3: 1 runtime failure, 2 usage error, 3 not found /
-//! ambiguous). The HTTP status is derived from the code ([`QueryError::http_status`]).
+//! string form, one line naming the offending value, and the candidates of an ambiguous
+//! reference. Each front end derives its own status from the code: the HTTP status here
+//! ([`QueryError::http_status`]), the CLI's exit status in the CLI (SPEC §3).
 
 use std::fmt;
 
@@ -19,31 +19,26 @@ pub struct QueryError {
     pub message: String,
     /// Every candidate of an ambiguous reference (`provider:id`, or artifact paths).
     pub candidates: Vec<String>,
-    /// CLI exit status.
-    #[serde(skip)]
-    pub exit: i32,
 }
 
 /// Result of a query.
 pub type QueryResult<T> = Result<T, QueryError>;
 
 impl QueryError {
-    /// A failure whose exit status follows from its code.
+    /// A failure with `code`.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         QueryError {
             code,
             message: message.into(),
             candidates: Vec::new(),
-            exit: code.exit_code(),
         }
     }
 
-    /// A usage error (exit 2) with the given code.
+    /// Invalid input from the caller: the same as [`QueryError::new`], said where it is built
+    /// (every code it is given is one of the `INVALID_*` family or `STALE_LOCATOR`, which every
+    /// front end reports as the caller's mistake).
     pub fn usage(code: ErrorCode, message: impl Into<String>) -> Self {
-        QueryError {
-            exit: 2,
-            ..QueryError::new(code, message)
-        }
+        QueryError::new(code, message)
     }
 
     /// An ambiguous reference with its candidates.
@@ -52,11 +47,6 @@ impl QueryError {
             candidates,
             ..QueryError::new(ErrorCode::AmbiguousId, message)
         }
-    }
-
-    /// The CLI exit status.
-    pub fn exit_code(&self) -> i32 {
-        self.exit
     }
 
     /// The stable string form of the code (`SESSION_NOT_FOUND`, …).
@@ -161,14 +151,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn codes_map_to_statuses_and_exits() {
+    fn codes_map_to_statuses() {
         let e = QueryError::new(ErrorCode::SessionNotFound, "no session 'x'");
-        assert_eq!((e.http_status(), e.exit_code()), (404, 3));
+        assert_eq!(e.http_status(), 404);
         assert_eq!(e.to_json()["error"]["code"], "SESSION_NOT_FOUND");
         let u = QueryError::usage(ErrorCode::StaleLocator, "stale");
-        assert_eq!((u.http_status(), u.exit_code()), (410, 2));
+        assert_eq!(u.http_status(), 410);
         let a = QueryError::ambiguous("two", vec!["claude:a".into(), "claude:b".into()]);
-        assert_eq!((a.http_status(), a.exit_code()), (409, 3));
+        assert_eq!(a.http_status(), 409);
         assert_eq!(a.to_json()["error"]["candidates"][1], "claude:b");
     }
 }

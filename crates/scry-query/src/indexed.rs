@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::OptionalExtension;
 use scry_model::{Header, Warning};
 use scry_source::{EventSink, Source, SourceFile};
+use scry_sources::Exclusions;
 use scry_store::{RefreshOptions, Store, StoreError};
 
 use crate::catalog::Entry;
@@ -104,35 +105,42 @@ pub fn recover(
 /// is rebuilt with `files` and replaces `store` ([`recover`]); any other failure of the index
 /// is reported and returns `false` (callers then parse directly).
 ///
-/// Usually this is a stat per file; when it runs longer than a second (a first run, many changed
-/// sessions) and stderr is a terminal, a progress bar appears there and is cleared afterwards.
+/// Usually this is a stat per file; a first run or many changed sessions take longer, and the
+/// context's [`crate::progress::Reporter`] is told the bytes done (the CLI shows a bar on a
+/// terminal when it runs longer than a second).
 ///
 /// Skipped (the index answers as it is) while a live watcher's lease covers this process's
 /// roots and exclusions ([`crate::lease::covers`]; not under `--refresh`).
-pub fn refresh(store: &mut Store, sources: &[Box<dyn Source>], files: &[SourceFile]) -> bool {
+pub fn refresh(
+    ctx: &Context,
+    store: &mut Store,
+    sources: &[Box<dyn Source>],
+    files: &[SourceFile],
+) -> bool {
     // A watcher keeps the roots under HOME and the configured ones current, not the histories
     // Aider keeps in the directory this command runs in: with any of those, check everything.
     let local = files
         .iter()
         .any(|f| f.provider == scry_model::ProviderId::Aider);
-    if !local && crate::lease::covers(store) {
+    if !local && crate::lease::covers(ctx, store) {
         return true;
     }
-    refresh_now(store, sources, files)
+    refresh_now(&ctx.progress, store, sources, files)
 }
 
 /// [`refresh`] without the lease check: for a reader that saw `files` change on disk and must
 /// not wait for the watcher to apply it (a follower of one session, `events --follow` and the
 /// HTTP streams; the store's staged writes make the race with the watcher harmless).
-pub fn refresh_now(store: &mut Store, sources: &[Box<dyn Source>], files: &[SourceFile]) -> bool {
-    let mut bar = crate::progress::IndexBar::new(
-        files,
-        "building the index (once; later commands read it)",
-        std::time::Duration::from_secs(1),
-        false,
-    );
+pub fn refresh_now(
+    progress: &crate::progress::Reporter,
+    store: &mut Store,
+    sources: &[Box<dyn Source>],
+    files: &[SourceFile],
+) -> bool {
+    let mut bar = progress.begin("building the index (once; later commands read it)");
+    bar.start(crate::progress::total_bytes(files));
     let result = store.refresh(sources, files, &RefreshOptions::partial(), &mut |p| {
-        bar.update(p);
+        bar.advance(p.file.size);
         true
     });
     bar.finish();
@@ -183,11 +191,10 @@ pub fn uri_of(store: &Store, file: &SourceFile) -> Option<String> {
     lookup_uri(store, file).ok().flatten()
 }
 
-/// `files` less those whose indexed session's stored cwd lies in an excluded project: what a
+/// `files` less those whose indexed session's stored cwd lies in a project `ex` excludes: what a
 /// search over the index may answer from when exclusions are in force (the index may hold
 /// sessions another run indexed without them). Files not indexed yet stay.
-pub fn kept_files(store: &Store, files: &[SourceFile]) -> Vec<SourceFile> {
-    let ex = crate::catalog::exclusions();
+pub fn kept_files(ex: &Exclusions, store: &Store, files: &[SourceFile]) -> Vec<SourceFile> {
     let Ok(mut st) = store.connection().prepare(
         "SELECT f.path, f.key, s.cwd FROM files f JOIN sessions s ON s.sid = f.sid
          WHERE s.cwd IS NOT NULL",
@@ -317,6 +324,8 @@ pub struct ListHeaders {
     /// The index, inside the read transaction the rows were read in, so the page's headers
     /// come from the same commit as the columns that sorted them.
     store: Option<Store>,
+    /// The catalog's exclusions (a stored header of an excluded project is not used).
+    exclusions: std::sync::Arc<Exclusions>,
 }
 
 impl ListHeaders {
@@ -331,7 +340,8 @@ impl ListHeaders {
             (Some(store), Some(sid)) => store.header_by_sid(*sid).ok(),
             _ => None,
         };
-        match header.and_then(|h| crate::catalog::keep(&entry.file, normalize(h))) {
+        match header.and_then(|h| crate::catalog::keep(&self.exclusions, &entry.file, normalize(h)))
+        {
             Some(e) => e,
             None => entry,
         }
@@ -380,6 +390,7 @@ pub fn headers(
 /// Refreshes `files` of `catalog` into `store` ([`refresh`]), or nothing when the catalog was
 /// taken from the index under a lease; `false` when the index cannot be used.
 pub fn refresh_catalog(
+    ctx: &Context,
     store: &mut Store,
     catalog: &crate::catalog::Catalog,
     files: &[&SourceFile],
@@ -388,7 +399,7 @@ pub fn refresh_catalog(
         return true;
     }
     let owned: Vec<SourceFile> = files.iter().map(|f| (*f).clone()).collect();
-    refresh(store, catalog.sources(), &owned)
+    refresh(ctx, store, catalog.sources(), &owned)
 }
 
 /// The index with `files` refreshed into it (S-I5), or `None` when there is none or it could not
@@ -401,7 +412,7 @@ pub fn refreshed(
     let Some(mut store) = open(ctx)? else {
         return Ok(None);
     };
-    Ok(refresh_catalog(&mut store, catalog, files).then_some(store))
+    Ok(refresh_catalog(ctx, &mut store, catalog, files).then_some(store))
 }
 
 /// [`headers`] from an index already refreshed with `files` ([`refreshed`]).
@@ -443,7 +454,11 @@ pub fn headers_from(
         match rows.get(&key).cloned() {
             Some(row) => {
                 stored.insert(key, row.sid);
-                entries.push(crate::catalog::keep(f, normalize(list_header(row))));
+                entries.push(crate::catalog::keep(
+                    catalog.exclusions(),
+                    f,
+                    normalize(list_header(row)),
+                ));
             }
             None => {
                 missing.push(f);
@@ -460,6 +475,7 @@ pub fn headers_from(
     ListHeaders {
         entries: out,
         warnings,
+        exclusions: catalog.exclusions.clone(),
         stored,
         store: kept,
     }

@@ -1,7 +1,7 @@
 //! The read commands' side of the freshness lease (issue 16, [`scry_store::Lease`]): while a
 //! live watcher holds the lease for the same roots and exclusions as this process, the index is
 //! current and [`crate::indexed::refresh`] skips its freshness check. `--refresh` turns that off
-//! for one command ([`configure`]).
+//! for one command (the context's [`crate::Context::lease`] is `None`).
 //!
 //! The digest that must match covers every provider's roots in the environment (the paths,
 //! whether they exist or not), the excluded providers, path globs and projects, and the config
@@ -15,25 +15,13 @@
 //! or searched under a lease unless `--provider aider` is asked (then discovery runs, the cwd
 //! walk included, and a found history makes the command refresh) or `--refresh` is given.
 
-use std::sync::OnceLock;
-
 use scry_model::{ProviderId, Timestamp};
 use scry_source::Env;
 use scry_sources::Exclusions;
 use scry_store::{ListSpec, Store};
 use xxhash_rust::xxh3::Xxh3;
 
-/// This process's lease policy: `None` until [`configure`], or when the command must refresh.
-static POLICY: OnceLock<Option<Env>> = OnceLock::new();
-/// The digest of [`POLICY`]'s environment with this process's exclusions, computed once.
-static DIGEST: OnceLock<i64> = OnceLock::new();
-
-/// Lets this process rely on a live watcher's lease for `env` (with the exclusions of
-/// [`crate::catalog::exclusions`]), unless `forced` (`--refresh`). Without a call, every refresh
-/// runs (library users, tests). Only the first call counts.
-pub fn configure(env: &Env, forced: bool) {
-    let _ = POLICY.set((!forced).then(|| env.clone()));
-}
+use crate::Context;
 
 /// The digest of the roots every provider searches in `env` and of `exclusions`: what a
 /// watcher records in its lease and a command compares with its own.
@@ -59,38 +47,37 @@ pub fn digest(env: &Env, exclusions: &Exclusions) -> i64 {
     h.digest() as i64
 }
 
-/// Whether a live lease in `store` covers this process's roots and exclusions, so its refresh
-/// may be skipped. `false` without [`configure`], under `--refresh`, or when the lease cannot be
-/// read.
-pub fn covers(store: &Store) -> bool {
-    let Some(Some(env)) = POLICY.get() else {
+/// Whether a live lease in `store` covers `ctx`'s roots and exclusions, so its refresh may be
+/// skipped. `false` when the context relies on no lease ([`crate::Context::lease`]: `--refresh`,
+/// library users) or the lease cannot be read.
+pub fn covers(ctx: &Context, store: &Store) -> bool {
+    let Some(mine) = ctx.lease else {
         return false;
     };
     let Ok(Some(lease)) = store.lease() else {
         return false;
     };
-    let mine = *DIGEST.get_or_init(|| digest(env, crate::catalog::exclusions()));
     lease.digest == mine && lease.is_live(scry_store::now_ms())
 }
 
 /// Whether a command asking for `asked` providers (all when empty) may take its discovered set
 /// from `store` instead of discovering: a live lease [`covers`] this process, and Aider was not
 /// asked for by name (its cwd walk is not what the watcher keeps current).
-pub fn leased(store: &Store, asked: &[ProviderId]) -> bool {
-    !asked.contains(&ProviderId::Aider) && covers(store)
+pub fn leased(ctx: &Context, store: &Store, asked: &[ProviderId]) -> bool {
+    !asked.contains(&ProviderId::Aider) && covers(ctx, store)
 }
 
 /// The discovered set under a lease as a [`ListSpec`]: the roots the watcher keeps current of
 /// every provider in `asked` (all when empty) not excluded, with `scope` (directories, no
 /// trailing `/`) and `since`. `None` when a root is not UTF-8 (SQL compares text).
 pub fn spec(
-    env: &Env,
+    ctx: &Context,
     asked: &[ProviderId],
     scope: Option<Vec<String>>,
     since: Option<Timestamp>,
 ) -> Option<ListSpec> {
-    let env = env.clone().without_cwd();
-    let ex = crate::catalog::exclusions();
+    let env = ctx.env.clone().without_cwd();
+    let ex = &ctx.exclusions;
     let mut roots = Vec::new();
     let mut providers = Vec::new();
     for source in scry_sources::registry() {

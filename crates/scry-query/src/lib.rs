@@ -55,8 +55,10 @@ pub mod turns;
 pub mod usage;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use scry_source::{file_stat, Env};
+use scry_sources::Exclusions;
 use serde::Serialize;
 
 pub use batch::{headers, Batch, BatchEntry};
@@ -97,6 +99,32 @@ pub struct Context {
     /// MCP resolve ids from discovery alone, so a request can never name a file to open
     /// (see [`catalog::Catalog::resolve_ref`]).
     pub path_refs: bool,
+    /// What discovery leaves out (config file + `--exclude-*` flags): applied before any file
+    /// is opened, by every operation run with this context.
+    pub exclusions: Arc<Exclusions>,
+    /// The digest of a watcher's lease this context may rely on instead of refreshing
+    /// ([`lease::digest`] of `env` and `exclusions`); `None` when every refresh runs
+    /// (`--refresh`, library users, tests). See [`lease::covers`].
+    pub lease: Option<i64>,
+    /// Where long work (the implicit index refresh) reports its progress; silent by default.
+    pub progress: progress::Reporter,
+}
+
+impl Context {
+    /// A context reading `env` with nothing excluded, the index used without a lease, no
+    /// progress shown, references by id only, and `cwd` as the default scope.
+    pub fn new(env: Env, cwd: PathBuf) -> Context {
+        Context {
+            env,
+            cwd,
+            demo: false,
+            no_index: false,
+            path_refs: false,
+            exclusions: Arc::new(Exclusions::new()),
+            lease: None,
+            progress: progress::Reporter::silent(),
+        }
+    }
 }
 
 /// Whether a session's source is present now and whether the index holds it (S-Q1).

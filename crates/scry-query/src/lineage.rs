@@ -27,7 +27,7 @@ pub struct Lineage {
 
 /// The lineage of session `reference`.
 pub fn lineage(ctx: &Context, reference: &str) -> QueryResult<Lineage> {
-    let catalog = Catalog::discover(&ctx.env, &[]);
+    let catalog = Catalog::discover(ctx, &[]);
     let file = catalog.resolve_ref(ctx, reference)?;
     let all: Vec<_> = catalog.files.iter().collect();
     let (entries, warnings) = catalog.scan(&all);

@@ -147,6 +147,7 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         None => 0,
     };
     let ask = crate::list_sql::Ask {
+        exclusions: &ctx.exclusions,
         scope: &scope,
         since,
         kind: q.kind,
@@ -159,38 +160,38 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
     let mut store = crate::indexed::open(ctx)?;
     let leased = store
         .as_ref()
-        .is_some_and(|s| crate::lease::leased(s, &providers));
+        .is_some_and(|s| crate::lease::leased(ctx, s, &providers));
     if let Some(s) = store
         .as_ref()
         .filter(|_| leased)
-        .filter(|s| !with_archived || crate::archive::rows(s).is_empty())
+        .filter(|s| !with_archived || crate::archive::rows(&ctx.exclusions, s).is_empty())
     {
         let dirs = match &scope {
             Scope::Global => None,
             Scope::Under(dirs) => Some(dirs.clone()),
         };
-        if let Some(page) = crate::lease::spec(&ctx.env, &providers, dirs, since)
+        if let Some(page) = crate::lease::spec(ctx, &providers, dirs, since)
             .and_then(|spec| crate::list_sql::leased_page(s, &spec, &ask))
         {
             return Ok(from_page(page, key, offset, q.limit, Vec::new()));
         }
     }
     let catalog = match store.as_ref().filter(|_| leased) {
-        Some(s) => Catalog::from_index(s, &ctx.env, &providers),
+        Some(s) => Catalog::from_index(ctx, s, &providers),
         None => None,
     }
-    .unwrap_or_else(|| Catalog::discover(&ctx.env, &providers));
+    .unwrap_or_else(|| Catalog::discover(ctx, &providers));
     let candidates: Vec<_> = catalog
         .files
         .iter()
         .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
         .collect();
     if let Some(mut s) = store.take() {
-        store = crate::indexed::refresh_catalog(&mut s, &catalog, &candidates).then_some(s);
+        store = crate::indexed::refresh_catalog(ctx, &mut s, &catalog, &candidates).then_some(s);
     }
     // Archived sessions come from the index only (a separate query, merged below).
     let archived: Vec<(Entry, crate::archive::Mark)> = match &store {
-        Some(s) if with_archived => crate::archive::entries(s)
+        Some(s) if with_archived => crate::archive::entries(&ctx.exclusions, s)
             .into_iter()
             .filter(|(e, _)| providers.is_empty() || providers.contains(&e.header.provider))
             .collect(),

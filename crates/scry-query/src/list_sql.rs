@@ -21,7 +21,9 @@ use scry_model::{SessionKind, Timestamp};
 use scry_source::SourceFile;
 use scry_store::{ListMode, ListSpec, Store};
 
-use crate::catalog::{exclusions, indexed_file, keep, Catalog};
+use scry_sources::Exclusions;
+
+use crate::catalog::{indexed_file, keep, Catalog};
 use crate::filter::{KindFilter, Scope};
 use crate::list::SessionRow;
 
@@ -39,6 +41,8 @@ pub(crate) struct Page {
 
 /// What a `list` asks, as far as the SQL page needs it.
 pub(crate) struct Ask<'a> {
+    /// The context's exclusions (SQL answers only when none needs a path or a project).
+    pub exclusions: &'a Exclusions,
     pub scope: &'a Scope,
     pub since: Option<Timestamp>,
     pub kind: Option<KindFilter>,
@@ -69,7 +73,7 @@ pub(crate) fn page(
 /// roots, [`crate::lease::spec`]) as the index holds it. `None` when path or project
 /// exclusions are set, a source failed its last parse, or the index cannot answer.
 pub(crate) fn leased_page(store: &Store, spec: &ListSpec, ask: &Ask<'_>) -> Option<Page> {
-    let ex = exclusions().summary();
+    let ex = ask.exclusions.summary();
     if !ex.paths.is_empty() || !ex.projects.is_empty() {
         return None;
     }
@@ -95,7 +99,7 @@ pub(crate) fn leased_page(store: &Store, spec: &ListSpec, ask: &Ask<'_>) -> Opti
 
 /// The spec of the discovered set, when SQL can express it.
 fn spec(catalog: &Catalog, candidates: &[&SourceFile], ask: &Ask<'_>) -> Option<ListSpec> {
-    let ex = exclusions().summary();
+    let ex = ask.exclusions.summary();
     if !ex.paths.is_empty() || !ex.projects.is_empty() {
         return None;
     }
@@ -183,7 +187,7 @@ fn answer(
     let files = files_of(&page)?;
     for (row, file) in page.iter().zip(files) {
         let header = store.header_by_sid(row.sid).ok()?;
-        let entry = keep(&file, crate::indexed::normalize(header))?;
+        let entry = keep(ask.exclusions, &file, crate::indexed::normalize(header))?;
         ids.push(entry.header.id.clone());
         ids.extend(store.list_neighbours(spec, &entry.header.id).ok()?);
         rows.push(SessionRow {

@@ -1,61 +1,76 @@
-//! The progress bar of an index build: source bytes done out of the bytes given, with the rate
-//! and an ETA, on stderr when it is a terminal (never with `--json` or when piped, so scripts
-//! and logs see nothing). Shared by `index` and by the first command that meets a cold index.
+//! Progress of the long work a query may start (the implicit index refresh), reported to
+//! whatever the front end shows: the query layer draws nothing itself. The CLI shows a bar on a
+//! terminal; the HTTP server, MCP and tests pass nothing ([`Reporter::silent`]).
 
-use std::io::IsTerminal;
-use std::time::{Duration, Instant};
+use std::fmt;
+use std::sync::Arc;
 
 use scry_source::SourceFile;
-use scry_store::Progress;
 
-/// A byte-based progress bar that appears only once the work has run for `delay`.
-pub struct IndexBar {
-    bar: Option<indicatif::ProgressBar>,
-    total: u64,
-    done: u64,
-    start: Instant,
-    delay: Duration,
-    message: String,
-    enabled: bool,
+/// One piece of work measured in source bytes: [`Progress::start`] once with the total,
+/// [`Progress::advance`] as parts are done, [`Progress::finish`] at the end (also on failure).
+pub trait Progress {
+    /// The work begins: `total` bytes to go through.
+    fn start(&mut self, total: u64);
+    /// `n` more bytes are done.
+    fn advance(&mut self, n: u64);
+    /// The work is over (whatever its outcome): remove what was shown.
+    fn finish(&mut self);
 }
 
-impl IndexBar {
-    /// A bar for refreshing `files`, saying `message`; shown after `delay` when stderr is a
-    /// terminal and `quiet` (machine output) is off.
-    pub fn new(files: &[SourceFile], message: &str, delay: Duration, quiet: bool) -> IndexBar {
-        IndexBar {
-            bar: None,
-            total: files.iter().map(|f| f.size).sum::<u64>().max(1),
-            done: 0,
-            start: Instant::now(),
-            delay,
-            message: message.to_owned(),
-            enabled: !quiet && std::io::stderr().is_terminal(),
-        }
+/// A front end's way of showing progress: one [`Progress`] per piece of work, described by
+/// `message` (`building the index (once; later commands read it)`).
+pub trait ShowProgress: Send + Sync {
+    /// A fresh progress for one piece of work.
+    fn begin(&self, message: &str) -> Box<dyn Progress>;
+}
+
+/// The [`Progress`] that shows nothing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Silent;
+
+impl Progress for Silent {
+    fn start(&mut self, _: u64) {}
+    fn advance(&mut self, _: u64) {}
+    fn finish(&mut self) {}
+}
+
+/// What the [`crate::Context`] carries: a front end's [`ShowProgress`], or nothing. Cheap to
+/// clone (an `Arc`).
+#[derive(Clone, Default)]
+pub struct Reporter(Option<Arc<dyn ShowProgress>>);
+
+impl Reporter {
+    /// Progress shown by `show`.
+    pub fn new(show: impl ShowProgress + 'static) -> Reporter {
+        Reporter(Some(Arc::new(show)))
     }
 
-    /// Counts the file just handled (its size, whatever happened to it).
-    pub fn update(&mut self, p: &Progress<'_>) {
-        self.done = self.done.saturating_add(p.file.size).min(self.total);
-        if self.bar.is_none() && self.enabled && self.start.elapsed() >= self.delay {
-            let b = indicatif::ProgressBar::new(self.total);
-            if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "{msg} {bar:25} {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
-            ) {
-                b.set_style(style);
-            }
-            b.set_message(self.message.clone());
-            self.bar = Some(b);
-        }
-        if let Some(b) = &self.bar {
-            b.set_position(self.done);
-        }
+    /// No progress shown.
+    pub fn silent() -> Reporter {
+        Reporter(None)
     }
 
-    /// Removes the bar.
-    pub fn finish(self) {
-        if let Some(b) = self.bar {
-            b.finish_and_clear();
+    /// A progress for one piece of work ([`Silent`] when nothing is shown).
+    pub fn begin(&self, message: &str) -> Box<dyn Progress> {
+        match &self.0 {
+            Some(show) => show.begin(message),
+            None => Box::new(Silent),
         }
     }
+}
+
+impl fmt::Debug for Reporter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Reporter(shown)"
+        } else {
+            "Reporter(silent)"
+        })
+    }
+}
+
+/// The total of a refresh of `files`: their sizes in bytes.
+pub fn total_bytes(files: &[SourceFile]) -> u64 {
+    files.iter().map(|f| f.size).sum()
 }

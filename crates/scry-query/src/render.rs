@@ -1,5 +1,6 @@
-//! Rendering helpers shared by the commands: UTC times, durations, truncation to a width,
-//! thousands separators, optional ANSI color, the JSON form of a session header, and warnings.
+//! Plain-text helpers shared by every front end: UTC times, durations, truncation to a width,
+//! thousands separators, the JSON form of a session header, and warnings. No terminal styling:
+//! colour is the CLI's (`crates/scry`'s `render::Style`).
 
 use std::collections::BTreeMap;
 
@@ -121,42 +122,6 @@ pub fn first_lines(text: &str, n: usize, width: usize) -> Vec<String> {
         out.push(format!("… ({} more lines)", lines.len() - n));
     }
     out
-}
-
-/// ANSI styling that is a no-op when color is off.
-#[derive(Debug, Clone, Copy)]
-pub struct Style {
-    on: bool,
-}
-
-impl Style {
-    /// Styling enabled or not.
-    pub fn new(on: bool) -> Self {
-        Style { on }
-    }
-    fn wrap(self, code: &str, s: &str) -> String {
-        if self.on {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
-    }
-    /// Bold.
-    pub fn bold(self, s: &str) -> String {
-        self.wrap("1", s)
-    }
-    /// Dimmed.
-    pub fn dim(self, s: &str) -> String {
-        self.wrap("2", s)
-    }
-    /// Red (failures).
-    pub fn red(self, s: &str) -> String {
-        self.wrap("31", s)
-    }
-    /// Cyan (providers, ids).
-    pub fn cyan(self, s: &str) -> String {
-        self.wrap("36", s)
-    }
 }
 
 /// The JSON form of a header: every field of [`Header`], with the contract fields always present

@@ -160,8 +160,8 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     if q.session.is_none() {
         if let Some(s) = store
             .as_ref()
-            .filter(|s| crate::lease::leased(s, &providers))
-            .filter(|s| q.live_only || crate::archive::rows(s).is_empty())
+            .filter(|s| crate::lease::leased(ctx, s, &providers))
+            .filter(|s| q.live_only || crate::archive::rows(&ctx.exclusions, s).is_empty())
         {
             // The filter as the other paths set it (a cursor binds it): the listed sources are
             // live ones anyway.
@@ -171,7 +171,7 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
             }
         }
     }
-    let mut catalog = Catalog::discover(&ctx.env, &providers);
+    let mut catalog = Catalog::discover(ctx, &providers);
     let mut files: Vec<SourceFile> = match &q.session {
         Some(id) => vec![catalog.resolve_ref(ctx, id)?],
         // Moved out, not copied: only the sources and the files in scope are used below.
@@ -205,10 +205,10 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
             }
         }
         let live_n = if archived.is_some() { 0 } else { files.len() };
-        if indexed::refresh(&mut store, catalog.sources(), &files[..live_n]) {
+        if indexed::refresh(ctx, &mut store, catalog.sources(), &files[..live_n]) {
             req.filter.live = q.live_only.then_some(true);
             if !q.live_only && q.session.is_none() {
-                for (row, f) in crate::archive::rows(&store) {
+                for (row, f) in crate::archive::rows(&ctx.exclusions, &store) {
                     gone.insert(f.path.clone(), row.deleted());
                     files.push(f);
                 }
@@ -217,10 +217,10 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
             // exclusions, less those whose stored session lies in an excluded project (the
             // index may hold sessions another run indexed without them).
             let kept;
-            let searched: &[SourceFile] = if crate::catalog::exclusions().is_empty() {
+            let searched: &[SourceFile] = if ctx.exclusions.is_empty() {
                 &files
             } else {
-                kept = indexed::kept_files(&store, &files);
+                kept = indexed::kept_files(&ctx.exclusions, &store, &files);
                 &kept
             };
             match store.search_sources(&req, searched) {
@@ -312,18 +312,18 @@ fn leased(
     providers: &[scry_model::ProviderId],
     req: &mut SearchRequest,
 ) -> QueryResult<Option<SearchResponse>> {
-    let ex = crate::catalog::exclusions();
+    let ex = &ctx.exclusions;
     let answer = if !ex.has_projects() && ex.summary().paths.is_empty() {
         let dirs = match scope {
             Scope::Global => None,
             Scope::Under(dirs) => Some(dirs.clone()),
         };
-        let Some(spec) = crate::lease::spec(&ctx.env, providers, dirs, None) else {
+        let Some(spec) = crate::lease::spec(ctx, providers, dirs, None) else {
             return Ok(None);
         };
         store.search_listed(req, &spec)
     } else {
-        let Some(catalog) = Catalog::from_index(store, &ctx.env, providers) else {
+        let Some(catalog) = Catalog::from_index(ctx, store, providers) else {
             return Ok(None);
         };
         let files: Vec<SourceFile> = catalog
@@ -331,7 +331,7 @@ fn leased(
             .into_iter()
             .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
             .collect();
-        store.search_sources(req, &indexed::kept_files(store, &files))
+        store.search_sources(req, &indexed::kept_files(ex, store, &files))
     };
     match answer {
         Ok(r) => Ok(Some(r)),
@@ -449,7 +449,7 @@ fn parse_all(catalog: &Catalog, files: &[SourceFile]) -> Vec<Session> {
         };
         let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| source.parse(file)));
         if let Ok(Ok(mut s)) = parsed {
-            let ex = crate::catalog::exclusions();
+            let ex = catalog.exclusions();
             if ex.has_projects()
                 && s.header
                     .cwd

@@ -28,14 +28,14 @@ pub struct Opened {
 
 /// Discovers every provider and resolves `reference` (S-E3).
 pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
-    let catalog = Catalog::discover(&ctx.env, &[]);
+    let catalog = Catalog::discover(ctx, &[]);
     let file = catalog.resolve_ref(ctx, reference)?;
     let mut index = crate::indexed::open(ctx)?;
     let archived = index
         .as_ref()
         .and_then(|store| crate::archive::lookup(store, &file));
     if let Some(store) = index.as_mut().filter(|_| archived.is_none()) {
-        if !crate::indexed::refresh(store, catalog.sources(), std::slice::from_ref(&file)) {
+        if !crate::indexed::refresh(ctx, store, catalog.sources(), std::slice::from_ref(&file)) {
             index = None;
         }
     }

@@ -48,7 +48,7 @@
 //!   then [`Store::prune_archived`] for `--prune` (`--older-than`, `--dry-run`). Report [`RefreshReport::failed`] as warnings.
 //! - `--no-index`: parse the sessions and call [`search_direct`] / [`search_session_direct`] /
 //!   [`SessionFilter::matches`]; the answers equal the indexed ones.
-//! - Errors: [`StoreError::code`] gives the S-Q7 code; `code().exit_code()` the CLI exit code.
+//! - Errors: [`StoreError::code`] gives the S-Q7 code; the CLI maps that code to its exit status.
 //!
 //! Header fields that belong to the index, not the source: `persisted` is `true` for every
 //! session read from the index, and `live` says whether its source was present at the last

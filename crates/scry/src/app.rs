@@ -118,16 +118,19 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
         scry_sources::Exclusions::load(&env, &flags)
             .map_err(|e| CliError::usage(ErrorCode::InvalidFilter, e.to_string()))?
     };
-    crate::catalog::set_exclusions(exclusions);
-    scry_query::lease::configure(&env, cli.global.refresh);
+    // A live watcher's lease for the same roots and exclusions spares the refresh, unless
+    // `--refresh` asks for it.
+    let lease = (!cli.global.refresh).then(|| scry_query::lease::digest(&env, &exclusions));
     let query = scry_query::Context {
         env,
         cwd,
         demo: cli.global.demo,
         no_index: cli.global.no_index,
         path_refs: opens_paths(&cli.command),
+        exclusions: std::sync::Arc::new(exclusions),
+        lease,
+        progress: scry_query::progress::Reporter::new(crate::progress::RefreshBars),
     };
-    scry_query::aider_cwds::set_index(scry_query::indexed::db_path(&query));
     Ok(Ctx {
         json: cli.global.json,
         color,

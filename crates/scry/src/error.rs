@@ -39,6 +39,28 @@ pub struct Failure {
 /// Result of a command.
 pub type CliResult<T> = Result<T, CliError>;
 
+/// The exit status of a failure with `code` (SPEC §3), the one place codes become statuses:
+/// 3 for not found / ambiguous, 2 for usage errors, 1 for runtime failures.
+pub fn exit_status(code: ErrorCode) -> i32 {
+    match code {
+        ErrorCode::SessionNotFound | ErrorCode::AmbiguousId | ErrorCode::EventNotFound => 3,
+        ErrorCode::InvalidQuery
+        | ErrorCode::InvalidFilter
+        | ErrorCode::InvalidWindow
+        | ErrorCode::InvalidLineage
+        | ErrorCode::InvalidCursor
+        | ErrorCode::InvalidPageSize
+        | ErrorCode::InvalidSurface
+        | ErrorCode::StaleLocator => 2,
+        ErrorCode::CorruptSession
+        | ErrorCode::PersistenceFailure
+        | ErrorCode::IndexBuildFailure
+        | ErrorCode::Aborted
+        | ErrorCode::SearchDisabled
+        | ErrorCode::SourceConflict => 1,
+    }
+}
+
 impl CliError {
     /// A failure whose exit status follows from its code.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
@@ -46,7 +68,7 @@ impl CliError {
             code,
             message: message.into(),
             candidates: Vec::new(),
-            exit: code.exit_code(),
+            exit: exit_status(code),
         })
     }
 
@@ -96,8 +118,8 @@ impl From<QueryError> for CliError {
         CliError::Failed(Failure {
             code: e.code,
             message: e.message,
+            exit: exit_status(e.code),
             candidates: e.candidates,
-            exit: e.exit,
         })
     }
 }
@@ -115,5 +137,22 @@ impl From<std::io::Error> for CliError {
         } else {
             CliError::new(ErrorCode::Aborted, format!("cannot write output: {e}"))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_map_to_exit_statuses() {
+        let q = |code| CliError::from(QueryError::new(code, "x")).exit_code();
+        assert_eq!(q(ErrorCode::SessionNotFound), 3);
+        assert_eq!(q(ErrorCode::AmbiguousId), 3);
+        assert_eq!(q(ErrorCode::StaleLocator), 2);
+        assert_eq!(q(ErrorCode::InvalidCursor), 2);
+        assert_eq!(q(ErrorCode::Aborted), 1);
+        assert_eq!(q(ErrorCode::SearchDisabled), 1);
+        assert_eq!(CliError::usage(ErrorCode::Aborted, "x").exit_code(), 2);
     }
 }

@@ -8,14 +8,14 @@ mod demo;
 mod error;
 mod http;
 mod pager;
+mod progress;
+mod render;
 mod turn_render;
 
 // The data access lives in the query crate (the one door to sessions for every front end);
 // these names keep `crate::catalog::…` and friends working in the command files.
 #[allow(unused_imports)]
-use scry_query::{
-    catalog, filter, indexed, page, raw, render, selection, session_read, stats, turn_build,
-};
+use scry_query::{catalog, filter, indexed, page, raw, selection, session_read, stats, turn_build};
 
 fn main() {
     std::process::exit(app::run());

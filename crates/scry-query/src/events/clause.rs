@@ -412,7 +412,7 @@ mod tests {
             };
             *slot = Some(value.into());
             let e = Filters::parse(&query, now()).unwrap_err();
-            assert_eq!((e.code, e.exit_code()), (code, 2), "{field} {value}");
+            assert_eq!((e.code, e.http_status()), (code, 400), "{field} {value}");
             assert!(e.message.contains(value.trim()), "{}", e.message);
         }
     }

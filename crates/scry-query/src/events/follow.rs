@@ -70,6 +70,7 @@ pub fn follow(
         stat,
         size,
         resume: computed.resume,
+        progress: ctx.progress.clone(),
     };
     Ok((computed.page, follow))
 }
@@ -104,6 +105,7 @@ pub fn follow_live(ctx: &Context, id: &str, q: &EventQuery) -> QueryResult<Follo
         stat,
         size: stat.0,
         resume: None,
+        progress: ctx.progress.clone(),
     })
 }
 
@@ -123,6 +125,8 @@ pub struct Follow {
     sig: Option<u64>,
     /// The last resume point of a direct read.
     resume: Option<ResumePoint>,
+    /// Where the refreshes of the followed source report their progress.
+    progress: crate::progress::Reporter,
 }
 
 /// What changed since the last poll.
@@ -214,6 +218,7 @@ impl Follow {
         if let Some(store) = self.opened.index.as_mut().filter(|_| !whole) {
             let file = self.opened.file.clone();
             let refreshed = crate::indexed::refresh_now(
+                &self.progress,
                 store,
                 self.opened.catalog.sources(),
                 std::slice::from_ref(&file),
@@ -232,6 +237,7 @@ impl Follow {
             let file = self.opened.file.clone();
             if let Some(store) = self.opened.index.as_mut() {
                 let _ = crate::indexed::refresh_now(
+                    &self.progress,
                     store,
                     self.opened.catalog.sources(),
                     std::slice::from_ref(&file),

@@ -226,7 +226,11 @@ mod tests {
         let mut shadowed = 0;
         for home in ["real/home", "real-older/home"] {
             let env = scry_source::Env::with_home(corpus.join(home));
-            let catalog = crate::catalog::Catalog::discover(&env, &[]);
+            let ctx = crate::Context {
+                no_index: true,
+                ..crate::Context::new(env, "/".into())
+            };
+            let catalog = crate::catalog::Catalog::discover(&ctx, &[]);
             for f in &catalog.files {
                 let Ok(source) = catalog.source(f.provider) else {
                     continue;

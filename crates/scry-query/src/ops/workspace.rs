@@ -130,7 +130,7 @@ pub fn workspace(ctx: &Context, req: &WorkspaceRequest) -> QueryResult<Workspace
         Some(s) => Some(filter::since(s, Timestamp::now())?),
         None => None,
     };
-    let catalog = Catalog::discover(&ctx.env, &[]);
+    let catalog = Catalog::discover(ctx, &[]);
     let candidates: Vec<_> = catalog
         .files
         .iter()

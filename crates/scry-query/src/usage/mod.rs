@@ -97,7 +97,7 @@ pub fn collect(
     since: Option<Timestamp>,
     keep: Option<&str>,
 ) -> QueryResult<(Vec<SessionUsage>, Vec<Warning>)> {
-    let catalog = Catalog::discover(&ctx.env, providers);
+    let catalog = Catalog::discover(ctx, providers);
     let mut warnings = catalog.warnings.clone();
     let mut index = if ctx.no_index {
         None
@@ -105,7 +105,7 @@ pub fn collect(
         crate::indexed::open(ctx)?
     };
     if let Some(store) = index.as_mut() {
-        if !crate::indexed::refresh(store, catalog.sources(), &catalog.files) {
+        if !crate::indexed::refresh(ctx, store, catalog.sources(), &catalog.files) {
             index = None;
         }
     }
@@ -123,7 +123,7 @@ pub fn collect(
         match read_one(&catalog, index.as_ref(), file) {
             Ok((header, requests)) => {
                 // Excluded projects drop out; the parent discovery knows fills a missing one.
-                let Some(entry) = crate::catalog::keep(file, header) else {
+                let Some(entry) = crate::catalog::keep(&ctx.exclusions, file, header) else {
                     continue;
                 };
                 let header = entry.header;

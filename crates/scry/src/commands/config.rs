@@ -55,7 +55,7 @@ pub fn run(ctx: &Ctx, args: &ConfigArgs) -> CliResult<Output> {
         return edit(&path, &process);
     }
     let exists = path.is_file();
-    let ex = crate::catalog::exclusions().summary();
+    let ex = ctx.exclusions.summary();
     let roots: &[PathBuf] = if ctx.demo {
         &[]
     } else {

@@ -23,7 +23,7 @@ pub struct DoctorArgs {}
 
 /// Runs `doctor`.
 pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> CliResult<Output> {
-    let report = doctor(&ctx.env, &registry(), crate::catalog::exclusions());
+    let report = doctor(&ctx.env, &registry(), &ctx.exclusions);
     let index = crate::indexed::db_path(ctx).map(|p| {
         let health = scry_store::inspect(&p);
         (p, health)

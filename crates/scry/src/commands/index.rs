@@ -11,6 +11,7 @@
 
 use clap::Args;
 use scry_model::{ErrorCode, Timestamp};
+use scry_query::progress::Progress as _;
 use scry_source::Source;
 use scry_source::SourceFile;
 use scry_store::{Progress, RefreshOptions, RefreshReport, Store, StoreError};
@@ -73,7 +74,7 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
             "`index` needs the index; drop --no-index",
         ));
     };
-    let catalog = Catalog::discover(&ctx.env, &[]);
+    let catalog = Catalog::discover(ctx, &[]);
     let older_than = match &args.older_than {
         Some(s) => Some(filter::since(s, Timestamp::now())?),
         None => None,
@@ -101,20 +102,17 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
         force: args.force,
         ..if whole || args.all || args.rebuild {
             RefreshOptions::complete_for(
-                scry_query::catalog::exclusions().complete_providers(&scry_model::ProviderId::ALL),
+                ctx.exclusions
+                    .complete_providers(&scry_model::ProviderId::ALL),
             )
         } else {
             RefreshOptions::partial()
         }
     };
-    let mut bar = scry_query::progress::IndexBar::new(
-        &files,
-        "indexing",
-        std::time::Duration::ZERO,
-        ctx.json,
-    );
+    let mut bar = crate::progress::IndexBar::new("indexing", std::time::Duration::ZERO, ctx.json);
+    bar.start(scry_query::progress::total_bytes(&files));
     let mut progress = |p: &Progress<'_>| {
-        bar.update(p);
+        bar.advance(p.file.size);
         true
     };
     let job = Job {

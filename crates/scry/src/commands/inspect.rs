@@ -76,11 +76,11 @@ pub fn run(ctx: &Ctx, args: &InspectArgs) -> CliResult<Output> {
                     _ => stderr.lines().next().unwrap_or_default().to_string(),
                 },
                 candidates,
-                exit: code.exit_code(),
+                exit: crate::error::exit_status(code),
             }),
             Some(code) => CliError::Verbatim {
                 stderr,
-                exit: code.exit_code(),
+                exit: crate::error::exit_status(code),
             },
             None => CliError::Verbatim {
                 stderr,

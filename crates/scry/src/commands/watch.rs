@@ -30,7 +30,7 @@ fn options(ctx: &Ctx) -> Option<Options> {
         // The directory it was started in is not a root: a watcher serves commands run anywhere
         // (Aider's histories under a command's own directory are refreshed by that command).
         env: ctx.env.clone().without_cwd(),
-        exclusions: crate::catalog::exclusions().clone(),
+        exclusions: (*ctx.exclusions).clone(),
         db: indexed::db_path(ctx)?,
     })
 }
