@@ -92,22 +92,15 @@ fn from_index<'a>(
     cwds: &mut BTreeSet<String>,
 ) -> Vec<&'a SourceFile> {
     if crate::lease::covers(ctx, store) {
-        let distinct = store.connection().prepare(
-            "SELECT DISTINCT provider, cwd FROM sessions \
-             WHERE live = 1 AND provider != 'aider' AND cwd IS NOT NULL",
-        );
-        if let Ok(mut stmt) = distinct {
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)));
-            if let Ok(rows) = rows {
-                let ex = &ctx.exclusions;
-                cwds.extend(rows.flatten().filter_map(|(p, c)| {
-                    let kept = p
-                        .parse::<ProviderId>()
-                        .is_ok_and(|p| !ex.excludes_provider(p));
-                    kept.then_some(c)
-                }));
-                return Vec::new();
-            }
+        if let Ok(rows) = store.live_cwds(ProviderId::Aider) {
+            let ex = &ctx.exclusions;
+            cwds.extend(rows.into_iter().filter_map(|(p, c)| {
+                let kept = p
+                    .parse::<ProviderId>()
+                    .is_ok_and(|p| !ex.excludes_provider(p));
+                kept.then_some(c)
+            }));
+            return Vec::new();
         }
     }
     // A merge of two lists sorted by (path, key): the index's rows in its `UNIQUE(path, key)`
@@ -118,41 +111,26 @@ fn from_index<'a>(
         .collect();
     files.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
     let mut known = vec![false; files.len()];
-    let query = store.connection().prepare(
-        "SELECT f.path, f.key, f.size, f.mtime_ns, s.cwd FROM files f \
-         JOIN sessions s ON s.sid = f.sid WHERE f.live = 1 AND f.provider != 'aider' \
-         ORDER BY f.path, f.key",
-    );
-    if let Ok(mut stmt) = query {
-        if let Ok(mut rows) = stmt.query([]) {
-            let mut i = 0;
-            while let Ok(Some(row)) = rows.next() {
-                let (Ok(path), Ok(key)) = (row.get_ref(0), row.get_ref(1)) else {
-                    continue;
-                };
-                let (Ok(path), Ok(key)) = (path.as_str(), key.as_str()) else {
-                    continue;
-                };
-                while i < files.len() && (files[i].0.as_ref(), files[i].1) < (path, key) {
-                    i += 1;
-                }
-                let Some((p, k, f)) = files.get(i) else { break };
-                if (p.as_ref(), *k) != (path, key) {
-                    continue;
-                }
-                let size = row.get::<_, i64>(2).unwrap_or(-1);
-                let mtime = row.get::<_, i64>(3).unwrap_or(-1);
-                if size as u64 == f.size && mtime == f.mtime_ns {
-                    known[i] = true;
-                    if let Ok(Some(c)) = row.get_ref(4).map(|v| v.as_str_or_null().ok().flatten()) {
-                        if !cwds.contains(c) {
-                            cwds.insert(c.to_string());
-                        }
-                    }
+    let mut i = 0;
+    let _ = store.each_live_cwd(ProviderId::Aider, &mut |row| {
+        while i < files.len() && (files[i].0.as_ref(), files[i].1) < (row.path, row.key) {
+            i += 1;
+        }
+        let Some((p, k, f)) = files.get(i) else {
+            return;
+        };
+        if (p.as_ref(), *k) != (row.path, row.key) {
+            return;
+        }
+        if row.size as u64 == f.size && row.mtime_ns == f.mtime_ns {
+            known[i] = true;
+            if let Some(c) = row.cwd {
+                if !cwds.contains(c) {
+                    cwds.insert(c.to_string());
                 }
             }
         }
-    }
+    });
     files
         .iter()
         .zip(known)

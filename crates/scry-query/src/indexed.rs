@@ -18,7 +18,6 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use rusqlite::OptionalExtension;
 use scry_model::{Header, Warning};
 use scry_source::{EventSink, Source, SourceFile};
 use scry_sources::Exclusions;
@@ -166,23 +165,7 @@ pub fn refresh_now(
 /// [`uri_of`] with the store's error: `Err` when the index could not answer.
 pub fn lookup_uri(store: &Store, file: &SourceFile) -> Result<Option<String>, StoreError> {
     let path = file.path.to_string_lossy();
-    let key = file.key.clone().unwrap_or_default();
-    store
-        .connection()
-        .query_row(
-            "SELECT s.uri FROM files f JOIN sessions s ON s.sid = f.sid
-             WHERE f.path = ?1 AND f.key = ?2",
-            rusqlite::params![path.as_ref(), key],
-            |r| r.get::<_, String>(0),
-        )
-        .optional()
-        .map_err(|e| {
-            StoreError::Persistence {
-                context: "look up a source".into(),
-                source: e,
-            }
-            .in_index(store.path())
-        })
+    store.uri_at(&path, file.key.as_deref().unwrap_or_default())
 }
 
 /// The uri of the session indexed from `file`, if it is indexed (`None` also when the index
@@ -195,23 +178,11 @@ pub fn uri_of(store: &Store, file: &SourceFile) -> Option<String> {
 /// search over the index may answer from when exclusions are in force (the index may hold
 /// sessions another run indexed without them). Files not indexed yet stay.
 pub fn kept_files(ex: &Exclusions, store: &Store, files: &[SourceFile]) -> Vec<SourceFile> {
-    let Ok(mut st) = store.connection().prepare(
-        "SELECT f.path, f.key, s.cwd FROM files f JOIN sessions s ON s.sid = f.sid
-         WHERE s.cwd IS NOT NULL",
-    ) else {
-        return files.to_vec();
-    };
-    let Ok(rows) = st.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-        ))
-    }) else {
+    let Ok(rows) = store.source_cwds() else {
         return files.to_vec();
     };
     let excluded: HashSet<(String, String)> = rows
-        .flatten()
+        .into_iter()
         .filter(|(_, _, cwd)| ex.project_of(cwd).is_some())
         .map(|(path, key, _)| (path, key))
         .collect();
@@ -351,10 +322,8 @@ impl ListHeaders {
 impl Drop for ListHeaders {
     fn drop(&mut self) {
         if let Some(store) = &self.store {
-            if !store.connection().is_autocommit() {
-                // A read transaction has nothing to keep; closing the connection ends it too.
-                let _ = store.connection().execute_batch("COMMIT");
-            }
+            // A read transaction has nothing to keep; closing the connection ends it too.
+            store.end_read();
         }
     }
 }
@@ -497,15 +466,7 @@ fn stored_rows(
             )
         })
         .collect();
-    if store.connection().is_autocommit() {
-        store
-            .connection()
-            .execute_batch("BEGIN DEFERRED")
-            .map_err(|source| StoreError::Persistence {
-                context: "begin read".into(),
-                source,
-            })?;
-    }
+    store.begin_read()?;
     let mut out = HashMap::with_capacity(files.len());
     for row in store.list_rows()? {
         if wanted.contains(&(Cow::Borrowed(row.path.as_str()), row.key.as_str())) {

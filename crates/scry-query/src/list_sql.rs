@@ -59,12 +59,11 @@ pub(crate) fn page(
     ask: &Ask<'_>,
 ) -> Option<Page> {
     let spec = spec(catalog, candidates, ask)?;
-    let began = store.connection().is_autocommit()
-        && store.connection().execute_batch("BEGIN DEFERRED").is_ok();
+    let began = store.begin_read().unwrap_or(false);
     let out = answer_discovered(store, &spec, candidates, ask);
     if began {
         // A read transaction has nothing to keep.
-        let _ = store.connection().execute_batch("COMMIT");
+        store.end_read();
     }
     out
 }
@@ -77,8 +76,7 @@ pub(crate) fn leased_page(store: &Store, spec: &ListSpec, ask: &Ask<'_>) -> Opti
     if !ex.paths.is_empty() || !ex.projects.is_empty() {
         return None;
     }
-    let began = store.connection().is_autocommit()
-        && store.connection().execute_batch("BEGIN DEFERRED").is_ok();
+    let began = store.begin_read().unwrap_or(false);
     let out = if store.list_failed(spec).ok()? {
         None
     } else {
@@ -92,7 +90,7 @@ pub(crate) fn leased_page(store: &Store, spec: &ListSpec, ask: &Ask<'_>) -> Opti
         })
     };
     if began {
-        let _ = store.connection().execute_batch("COMMIT");
+        store.end_read();
     }
     out
 }

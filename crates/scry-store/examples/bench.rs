@@ -283,8 +283,8 @@ fn main() {
         .unwrap();
     let cold = t.elapsed();
     assert_eq!(r.parsed, n);
-    store
-        .connection()
+    rusqlite::Connection::open(store.path())
+        .unwrap()
         .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
         .unwrap();
     let size = std::fs::metadata(&db).unwrap().len();
@@ -297,8 +297,8 @@ fn main() {
         size as f64 / 1e6,
         size as f64 / bytes as f64
     );
-    if let Ok(mut st) = store
-        .connection()
+    if let Ok(mut st) = rusqlite::Connection::open(store.path())
+        .unwrap()
         .prepare("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8")
     {
         let rows: Vec<(String, i64)> = st

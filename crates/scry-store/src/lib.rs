@@ -67,6 +67,7 @@ mod ingest;
 mod integrity;
 mod lease;
 mod listing;
+mod lookup;
 mod read;
 mod refresh;
 mod schema;
@@ -85,6 +86,7 @@ pub use filter::{SessionFilter, TimeRange};
 pub use integrity::{inspect, IndexHealth, APPLICATION_ID};
 pub use lease::{lease_at, now_ms, pid_alive, Acquired, Lease, HEARTBEAT, LEASE_TTL};
 pub use listing::{IndexedSource, ListMode, ListSpec, PageRow};
+pub use lookup::SourceCwd;
 pub use read::{ListRow, SessionRef};
 pub use refresh::{Action, FileError, Progress, RefreshOptions, RefreshReport};
 pub use schema::{EDGE_VERSION, EXTRACTOR_VERSION, PARSER_VERSION, SCHEMA_VERSION};
@@ -229,10 +231,5 @@ impl Store {
     /// The stored layer versions: `[schema, parser, extractor, edge]`.
     pub fn versions(&self) -> Result<[i64; 4]> {
         schema::versions(&self.conn)
-    }
-
-    /// The underlying connection, for the layers that add their own tables (L2 facts, L3 edges).
-    pub fn connection(&self) -> &Connection {
-        &self.conn
     }
 }

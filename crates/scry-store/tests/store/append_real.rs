@@ -37,8 +37,8 @@ fn refresh(store: &mut Store, sources: &[Box<dyn Source>], files: &[SourceFile])
 
 /// The resume point the index keeps for the only file indexed.
 fn stored_point(store: &Store) -> ResumePoint {
-    let json: String = store
-        .connection()
+    let json: String = rusqlite::Connection::open(store.path())
+        .unwrap()
         .query_row("SELECT resume FROM files", [], |r| r.get(0))
         .unwrap();
     serde_json::from_str(&json).unwrap()

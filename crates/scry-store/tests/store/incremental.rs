@@ -256,19 +256,19 @@ fn a_schema_version_change_rebuilds_and_versions_are_recorded() {
             scry_store::EDGE_VERSION
         ]
     );
-    store
-        .connection()
+    rusqlite::Connection::open(store.path())
+        .unwrap()
         .execute("UPDATE meta SET value = 0 WHERE key = 'schema_version'", [])
         .unwrap();
-    store
-        .connection()
+    rusqlite::Connection::open(store.path())
+        .unwrap()
         .execute("CREATE TABLE junk(x)", [])
         .unwrap();
     drop(store);
     let store = Store::open(&db).unwrap();
     assert_eq!(store.versions().unwrap()[0], scry_store::SCHEMA_VERSION);
-    let junk: i64 = store
-        .connection()
+    let junk: i64 = rusqlite::Connection::open(store.path())
+        .unwrap()
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE name = 'junk'",
             [],

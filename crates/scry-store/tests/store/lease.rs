@@ -17,8 +17,8 @@ fn plant(store: &Store, pid: i64, age_ms: i64) {
         ("lease_polled", 1),
         ("lease_waiting", 2),
     ] {
-        store
-            .connection()
+        rusqlite::Connection::open(store.path())
+            .unwrap()
             .execute(
                 "INSERT INTO meta(key, value) VALUES(?1, ?2)
                  ON CONFLICT(key) DO UPDATE SET value = excluded.value",

@@ -59,8 +59,8 @@ fn damage_is_an_error_naming_the_file_and_a_rebuild_heals_it() {
     let db = dir.path().join("index.db");
     {
         let store = Store::open(&db).unwrap();
-        store
-            .connection()
+        rusqlite::Connection::open(store.path())
+            .unwrap()
             .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
             .unwrap();
     }

@@ -37,7 +37,10 @@ fn opts() -> RefreshOptions {
 }
 
 fn count(store: &Store, sql: &str) -> i64 {
-    store.connection().query_row(sql, [], |r| r.get(0)).unwrap()
+    rusqlite::Connection::open(store.path())
+        .unwrap()
+        .query_row(sql, [], |r| r.get(0))
+        .unwrap()
 }
 
 #[test]
@@ -197,7 +200,7 @@ fn rows_left_by_a_dead_writer_are_collected_a_live_writers_are_not() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs() as i64;
-    let conn = store.connection();
+    let conn = rusqlite::Connection::open(store.path()).unwrap();
     for (sid, since) in [(1000i64, now - 3600), (1001, now)] {
         conn.execute(
             "INSERT INTO pending(sid, since) VALUES(?1, ?2)",

@@ -281,10 +281,7 @@ fn poll_list(ctx: &scry_query::Context, tx: &broadcast::Sender<Bytes>, reveal: b
             store = scry_store::Store::open(&path).ok();
         }
         let Some(s) = store.as_ref() else { continue };
-        let v = s
-            .connection()
-            .query_row("PRAGMA data_version", [], |r| r.get::<_, i64>(0))
-            .ok();
+        let v = s.data_version().ok();
         if v.is_none() {
             store = None;
             continue;
