@@ -20,7 +20,7 @@ use std::sync::Mutex;
 
 use scry_model::ProviderId;
 use scry_source::SourceFile;
-use scry_store::Store;
+use scry_store::{SessionIndex, Store};
 
 use crate::catalog::Catalog;
 use crate::Context;
@@ -87,7 +87,7 @@ pub(crate) fn add(catalog: &mut Catalog, ctx: &Context) {
 /// could not answer for.
 fn from_index<'a>(
     ctx: &Context,
-    store: &Store,
+    store: &dyn SessionIndex,
     files: &[&'a SourceFile],
     cwds: &mut BTreeSet<String>,
 ) -> Vec<&'a SourceFile> {

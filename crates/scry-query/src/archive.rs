@@ -16,7 +16,7 @@
 use scry_model::{ErrorCode, Header, Timestamp};
 use scry_source::SourceFile;
 use scry_sources::Exclusions;
-use scry_store::{ArchivedRow, Store};
+use scry_store::{ArchivedRow, SessionIndex, Store};
 
 use crate::catalog::{Catalog, Entry};
 use crate::error::{QueryError, QueryResult};
@@ -62,7 +62,7 @@ fn source_gone(row: &ArchivedRow) -> bool {
 
 /// The archived sessions of the index (after exclusions) with their source files; empty when
 /// the index cannot answer.
-pub fn rows(ex: &Exclusions, store: &Store) -> Vec<(ArchivedRow, SourceFile)> {
+pub fn rows(ex: &Exclusions, store: &dyn SessionIndex) -> Vec<(ArchivedRow, SourceFile)> {
     store
         .archived()
         .unwrap_or_default()
@@ -155,7 +155,7 @@ pub fn include(ctx: &Context, catalog: &mut Catalog) {
 }
 
 /// The archived row of `file` when its source is gone and the index keeps it archived.
-pub fn lookup(store: &Store, file: &SourceFile) -> Option<ArchivedRow> {
+pub fn lookup(store: &dyn SessionIndex, file: &SourceFile) -> Option<ArchivedRow> {
     if file.key.is_none() && file.path.exists() {
         return None;
     }
@@ -222,7 +222,7 @@ impl Mark {
 
 /// The archived sessions as `list` entries (whole stored headers, marked archived) with their
 /// marks; empty when the index cannot answer.
-pub fn entries(ex: &Exclusions, store: &Store) -> Vec<(Entry, Mark)> {
+pub fn entries(ex: &Exclusions, store: &dyn SessionIndex) -> Vec<(Entry, Mark)> {
     rows(ex, store)
         .into_iter()
         .filter_map(|(row, file)| {

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use scry_model::{Header, Warning};
 use scry_source::{EventSink, Source, SourceFile};
 use scry_sources::Exclusions;
-use scry_store::{RefreshOptions, Store, StoreError};
+use scry_store::{RefreshOptions, SessionIndex, Store, StoreError};
 
 use crate::catalog::Entry;
 use crate::error::QueryResult;
@@ -163,21 +163,28 @@ pub fn refresh_now(
 }
 
 /// [`uri_of`] with the store's error: `Err` when the index could not answer.
-pub fn lookup_uri(store: &Store, file: &SourceFile) -> Result<Option<String>, StoreError> {
+pub fn lookup_uri(
+    store: &dyn SessionIndex,
+    file: &SourceFile,
+) -> Result<Option<String>, StoreError> {
     let path = file.path.to_string_lossy();
     store.uri_at(&path, file.key.as_deref().unwrap_or_default())
 }
 
 /// The uri of the session indexed from `file`, if it is indexed (`None` also when the index
 /// cannot answer: see [`lookup_uri`]).
-pub fn uri_of(store: &Store, file: &SourceFile) -> Option<String> {
+pub fn uri_of(store: &dyn SessionIndex, file: &SourceFile) -> Option<String> {
     lookup_uri(store, file).ok().flatten()
 }
 
 /// `files` less those whose indexed session's stored cwd lies in a project `ex` excludes: what a
 /// search over the index may answer from when exclusions are in force (the index may hold
 /// sessions another run indexed without them). Files not indexed yet stay.
-pub fn kept_files(ex: &Exclusions, store: &Store, files: &[SourceFile]) -> Vec<SourceFile> {
+pub fn kept_files(
+    ex: &Exclusions,
+    store: &dyn SessionIndex,
+    files: &[SourceFile],
+) -> Vec<SourceFile> {
     let Ok(rows) = store.source_cwds() else {
         return files.to_vec();
     };
@@ -209,19 +216,19 @@ pub fn normalize(mut h: Header) -> Header {
 /// Replays the session indexed from `file` into `sink` (events in windows, then warnings) and
 /// returns its normalized header. By source, not by uri: two files can hold one session id.
 pub fn replay(
-    store: &Store,
+    store: &dyn SessionIndex,
     file: &SourceFile,
     sink: &mut dyn EventSink,
 ) -> Result<Header, StoreError> {
-    let header = store.header(file)?;
-    let n = store.event_count(file)?;
+    let header = store.header(file.into())?;
+    let n = store.event_count(file.into())?;
     let mut from = 0u32;
     while from < n {
         let to = from.saturating_add(WINDOW - 1).min(n - 1);
-        store.each_event(file, from..=to, &mut |e| sink.event(e))?;
+        store.each_event(file.into(), from..=to, &mut |e| sink.event(e))?;
         from = to + 1;
     }
-    for w in store.warnings(file)? {
+    for w in store.warnings(file.into())? {
         sink.warning(w);
     }
     Ok(normalize(header))

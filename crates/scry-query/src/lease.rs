@@ -18,7 +18,7 @@
 use scry_model::{ProviderId, Timestamp};
 use scry_source::Env;
 use scry_sources::Exclusions;
-use scry_store::{ListSpec, Store};
+use scry_store::{ListSpec, SessionIndex};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::Context;
@@ -50,7 +50,7 @@ pub fn digest(env: &Env, exclusions: &Exclusions) -> i64 {
 /// Whether a live lease in `store` covers `ctx`'s roots and exclusions, so its refresh may be
 /// skipped. `false` when the context relies on no lease ([`crate::Context::lease`]: `--refresh`,
 /// library users) or the lease cannot be read.
-pub fn covers(ctx: &Context, store: &Store) -> bool {
+pub fn covers(ctx: &Context, store: &dyn SessionIndex) -> bool {
     let Some(mine) = ctx.lease else {
         return false;
     };
@@ -63,7 +63,7 @@ pub fn covers(ctx: &Context, store: &Store) -> bool {
 /// Whether a command asking for `asked` providers (all when empty) may take its discovered set
 /// from `store` instead of discovering: a live lease [`covers`] this process, and Aider was not
 /// asked for by name (its cwd walk is not what the watcher keeps current).
-pub fn leased(ctx: &Context, store: &Store, asked: &[ProviderId]) -> bool {
+pub fn leased(ctx: &Context, store: &dyn SessionIndex, asked: &[ProviderId]) -> bool {
     !asked.contains(&ProviderId::Aider) && covers(ctx, store)
 }
 

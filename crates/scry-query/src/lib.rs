@@ -24,7 +24,14 @@
 //!
 //! Live-first (S-Q1): reads refresh the index for the sessions they touch and prefer the live
 //! source; a result's [`Availability`] says whether its source is present now (`live`) and
-//! whether the index holds it (`persisted`). The JSON keeps the header's `live` / `persisted`
+//! whether the index holds it (`persisted`).
+//!
+//! The index is read through [`scry_store::SessionIndex`] (the trait another store implements
+//! to stand here, issue 22) by the read helpers (`indexed::replay`, `archive::rows`, the SQL
+//! list page, lease checks, the Aider cwd walk); opening, refreshing and rebuilding stay with
+//! the SQLite [`scry_store::Store`]. No UI lives here: progress goes through
+//! [`progress::Reporter`], errors carry only their [`scry_model::ErrorCode`], and exclusions
+//! come in the [`Context`]. The JSON keeps the header's `live` / `persisted`
 //! as a direct parse says them, so output is identical with and without the index (SPEC P2).
 
 pub mod aider_cwds;

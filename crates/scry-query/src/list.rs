@@ -164,7 +164,7 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
     if let Some(s) = store
         .as_ref()
         .filter(|_| leased)
-        .filter(|s| !with_archived || crate::archive::rows(&ctx.exclusions, s).is_empty())
+        .filter(|s| !with_archived || crate::archive::rows(&ctx.exclusions, *s).is_empty())
     {
         let dirs = match &scope {
             Scope::Global => None,

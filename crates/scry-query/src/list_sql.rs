@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use scry_model::{SessionKind, Timestamp};
 use scry_source::SourceFile;
-use scry_store::{ListMode, ListSpec, Store};
+use scry_store::{ListMode, ListSpec, SessionIndex};
 
 use scry_sources::Exclusions;
 
@@ -53,7 +53,7 @@ pub(crate) struct Ask<'a> {
 /// The page `ask` wants from `store` (refreshed with `candidates`, the discovered files in
 /// scope), or `None` when the index cannot answer for exactly the discovered set.
 pub(crate) fn page(
-    store: &Store,
+    store: &dyn SessionIndex,
     catalog: &Catalog,
     candidates: &[&SourceFile],
     ask: &Ask<'_>,
@@ -71,7 +71,11 @@ pub(crate) fn page(
 /// The page `ask` wants from `store` under a watcher's lease: the set is `spec` (the watched
 /// roots, [`crate::lease::spec`]) as the index holds it. `None` when path or project
 /// exclusions are set, a source failed its last parse, or the index cannot answer.
-pub(crate) fn leased_page(store: &Store, spec: &ListSpec, ask: &Ask<'_>) -> Option<Page> {
+pub(crate) fn leased_page(
+    store: &dyn SessionIndex,
+    spec: &ListSpec,
+    ask: &Ask<'_>,
+) -> Option<Page> {
     let ex = ask.exclusions.summary();
     if !ex.paths.is_empty() || !ex.projects.is_empty() {
         return None;
@@ -135,7 +139,7 @@ fn mode(kind: Option<KindFilter>) -> ListMode {
 /// The page, or `None` when the index does not hold exactly the discovered set or cannot be
 /// read (the caller's full read then reports or repairs it).
 fn answer_discovered(
-    store: &Store,
+    store: &dyn SessionIndex,
     spec: &ListSpec,
     candidates: &[&SourceFile],
     ask: &Ask<'_>,
@@ -172,7 +176,7 @@ fn answer_discovered(
 /// The page of `spec` with the rows' sources from `files_of` (in page order); `None` when a
 /// source is missing or the index cannot answer.
 fn answer(
-    store: &Store,
+    store: &dyn SessionIndex,
     spec: &ListSpec,
     ask: &Ask<'_>,
     files_of: impl FnOnce(&[scry_store::PageRow]) -> Option<Vec<SourceFile>>,

@@ -160,8 +160,8 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     if q.session.is_none() {
         if let Some(s) = store
             .as_ref()
-            .filter(|s| crate::lease::leased(ctx, s, &providers))
-            .filter(|s| q.live_only || crate::archive::rows(&ctx.exclusions, s).is_empty())
+            .filter(|s| crate::lease::leased(ctx, *s, &providers))
+            .filter(|s| q.live_only || crate::archive::rows(&ctx.exclusions, *s).is_empty())
         {
             // The filter as the other paths set it (a cursor binds it): the listed sources are
             // live ones anyway.

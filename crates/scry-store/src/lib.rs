@@ -72,6 +72,7 @@ mod read;
 mod refresh;
 mod schema;
 mod search;
+pub mod session_index;
 
 use std::path::{Path, PathBuf};
 
@@ -94,6 +95,7 @@ pub use search::{
     search_direct, search_session_direct, Area, Caller, Field, Hit, SearchMode, SearchPlan,
     SearchRequest, SearchResponse, SessionHits, SessionSearch, SortOrder, TermsOperator,
 };
+pub use session_index::SessionIndex;
 
 /// How long a statement waits for another connection's lock (see [`Store::set_busy_timeout`]).
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
