@@ -152,7 +152,7 @@ fn scope_dir(command: &Command, cwd: &std::path::Path) -> Option<PathBuf> {
         Command::List(a) if !a.global => a.scope.as_deref(),
         Command::Search(a) if !a.global => a.scope.as_deref(),
         Command::Index(a) if !a.global => a.scope.as_deref(),
-        Command::Workspace(a) => a.path.as_deref(),
+        Command::Workspace(a) => a.request.path.as_deref(),
         _ => None,
     }?;
     if matches!(value, "global" | "/" | "cwd" | ".") {

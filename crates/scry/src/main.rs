@@ -5,6 +5,7 @@ mod app;
 mod cli;
 mod commands;
 mod demo;
+mod door;
 mod error;
 mod http;
 mod pager;
