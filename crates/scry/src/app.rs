@@ -11,26 +11,8 @@ use scry_source::Env;
 
 use crate::cli::Cli;
 use crate::commands::Command;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
-
-/// What every command may consult: output mode, and (through `Deref`) the query context —
-/// where sessions are read from (`ctx.env`, `ctx.cwd`, `ctx.demo`, `ctx.no_index`).
-#[derive(Debug, Clone)]
-pub struct Ctx {
-    /// Print JSON.
-    pub json: bool,
-    /// Color text output.
-    pub color: bool,
-    /// Where and how sessions are read (shared with the HTTP API and every other front end).
-    pub query: scry_query::Context,
-}
-
-impl std::ops::Deref for Ctx {
-    type Target = scry_query::Context;
-    fn deref(&self) -> &scry_query::Context {
-        &self.query
-    }
-}
 
 /// Runs the process's command line and returns the exit status.
 pub fn run() -> i32 {
@@ -177,7 +159,7 @@ fn color_enabled(no_color_flag: bool, no_color_env: bool, terminal: bool) -> boo
     terminal && !no_color_flag && !no_color_env
 }
 
-fn write_output(output: &crate::commands::Output) -> CliResult<()> {
+fn write_output(output: &crate::output::Output) -> CliResult<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(output.stdout.as_bytes())?;
     out.flush()?;

@@ -7,9 +7,9 @@ use scry_facts::surfaces::PackItem;
 use scry_query::ContextRequest;
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry context`: the request of the query operation, flattened (its fields are the

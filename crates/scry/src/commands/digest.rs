@@ -13,9 +13,9 @@ use scry_model::Header;
 use scry_query::ops::digest::{status_label, Digest, DigestRequest, Focus};
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry digest`: the request of the query operation, flattened (its fields are the

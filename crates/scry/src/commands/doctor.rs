@@ -11,8 +11,8 @@ use scry_sources::{doctor, registry, render_text};
 use scry_store::IndexHealth;
 use serde_json::{json, Value};
 
-use crate::app::Ctx;
-use crate::commands::{json_out, Output};
+use crate::output::{json_out, Output};
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use scry_model::ErrorCode;
 

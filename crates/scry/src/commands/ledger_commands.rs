@@ -7,9 +7,9 @@ use scry_facts::{CommandRow, Outcome};
 use scry_query::{CommandsReport, CommandsRequest};
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry commands`: the request of the query operation, flattened (its fields are the

@@ -7,9 +7,9 @@ use scry_facts::Failure;
 use scry_query::{ErrorsReport, ErrorsRequest};
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry errors`: the request of the query operation, flattened (its fields are the

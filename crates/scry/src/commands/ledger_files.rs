@@ -7,9 +7,9 @@ use scry_facts::{FileGroup, FileWrite};
 use scry_query::{FilesReport, FilesRequest};
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry files`: the request of the query operation, flattened (its fields are the

@@ -6,9 +6,9 @@ use scry_facts::{Job, JobStatus};
 use scry_query::{JobsReport, JobsRequest};
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry jobs`: the request of the query operation, flattened (its fields are the

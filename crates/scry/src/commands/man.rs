@@ -11,8 +11,8 @@ use clap::Args;
 use scry_model::ErrorCode;
 use serde_json::json;
 
-use super::{json_out, Output};
-use crate::app::Ctx;
+use crate::output::{json_out, Output};
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 
 /// Arguments of `scry man`.

@@ -34,8 +34,9 @@ mod workspace;
 
 use clap::Subcommand;
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 
 /// Every command.
 #[derive(Debug, Subcommand)]
@@ -101,39 +102,6 @@ pub enum Command {
     Config(config::ConfigArgs),
 }
 
-/// What a command prints: its output on stdout, and notes for people (warnings, "more
-/// available") on stderr.
-#[derive(Debug, Default)]
-pub struct Output {
-    /// The result.
-    pub stdout: String,
-    /// Notes, already formatted (one per line).
-    pub stderr: String,
-}
-
-impl Output {
-    /// `stdout`, with the first five of `warnings` as notes on stderr (one per line, then a
-    /// count of the rest).
-    pub fn with_warnings(stdout: String, warnings: &[scry_model::Warning]) -> Output {
-        Output {
-            stdout,
-            stderr: crate::render::warnings_text(warnings, 5)
-                .into_iter()
-                .map(|l| format!("{l}\n"))
-                .collect(),
-        }
-    }
-}
-
-impl From<String> for Output {
-    fn from(stdout: String) -> Self {
-        Output {
-            stdout,
-            stderr: String::new(),
-        }
-    }
-}
-
 /// Runs `command` and returns what to print.
 pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
     match command {
@@ -194,11 +162,4 @@ pub fn pages(command: &Command) -> bool {
         Command::Usage(args) => args.what != usage::What::Statusline,
         _ => false,
     }
-}
-
-/// Serializes a JSON value followed by a newline.
-pub fn json_out(v: &serde_json::Value) -> String {
-    let mut s = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".to_string());
-    s.push('\n');
-    s
 }

@@ -7,9 +7,9 @@ use scry_facts::lineage::TraceNode;
 use scry_query::TraceRequest;
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::Style;
 
 /// Arguments of `scry trace`: the request of the query operation, flattened (its fields are the

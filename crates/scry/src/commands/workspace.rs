@@ -9,9 +9,9 @@ use clap::Args;
 use scry_query::ops::workspace::{WorkspaceReport, WorkspaceRequest};
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry workspace`: the request of the query operation, flattened (its fields are the
