@@ -38,7 +38,8 @@ pub fn run() -> i32 {
         && std::io::stdout().is_terminal())
     .then(|| crate::pager::command(&Env::from_process()))
     .flatten();
-    let result = build_ctx(&cli).and_then(|ctx| crate::commands::run(&ctx, &cli.command));
+    let result = build_ctx(&cli)
+        .and_then(|ctx| crate::commands::run(&ctx, &cli.command, crate::cli::command));
     let outcome = result.and_then(|out| match &pager {
         Some(cmd) => crate::pager::write(cmd, &out.stdout, &out.stderr),
         None => write_output(&out),

@@ -103,7 +103,10 @@ pub enum Command {
 }
 
 /// Runs `command` and returns what to print.
-pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
+///
+/// `grammar` is the whole command line's grammar (`crate::cli::command`), handed in by the
+/// caller so that no command imports the grammar that imports every command.
+pub fn run(ctx: &Ctx, command: &Command, grammar: fn() -> clap::Command) -> CliResult<Output> {
     match command {
         Command::List(args) => list::run(ctx, args),
         Command::Show(args) => show::run(ctx, args),
@@ -132,7 +135,7 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Watch(args) => watch::run(ctx, args),
         Command::Usage(args) => usage::run(ctx, args),
         Command::Completions(args) => completions::run(ctx, args),
-        Command::Man(args) => man::run(ctx, args),
+        Command::Man(args) => man::run(ctx, args, grammar()),
         Command::Config(args) => config::run(ctx, args),
     }
 }
