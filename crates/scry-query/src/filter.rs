@@ -153,7 +153,8 @@ pub fn since(value: &str, now: Timestamp) -> QueryResult<Timestamp> {
 }
 
 /// `--kind`: which session kinds `list` shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum KindFilter {
     /// Main sessions only.
     Main,

@@ -11,26 +11,8 @@ use scry_source::Env;
 
 use crate::cli::Cli;
 use crate::commands::Command;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
-
-/// What every command may consult: output mode, and (through `Deref`) the query context —
-/// where sessions are read from (`ctx.env`, `ctx.cwd`, `ctx.demo`, `ctx.no_index`).
-#[derive(Debug, Clone)]
-pub struct Ctx {
-    /// Print JSON.
-    pub json: bool,
-    /// Color text output.
-    pub color: bool,
-    /// Where and how sessions are read (shared with the HTTP API and every other front end).
-    pub query: scry_query::Context,
-}
-
-impl std::ops::Deref for Ctx {
-    type Target = scry_query::Context;
-    fn deref(&self) -> &scry_query::Context {
-        &self.query
-    }
-}
 
 /// Runs the process's command line and returns the exit status.
 pub fn run() -> i32 {
@@ -56,7 +38,8 @@ pub fn run() -> i32 {
         && std::io::stdout().is_terminal())
     .then(|| crate::pager::command(&Env::from_process()))
     .flatten();
-    let result = build_ctx(&cli).and_then(|ctx| crate::commands::run(&ctx, &cli.command));
+    let result = build_ctx(&cli)
+        .and_then(|ctx| crate::commands::run(&ctx, &cli.command, crate::cli::command));
     let outcome = result.and_then(|out| match &pager {
         Some(cmd) => crate::pager::write(cmd, &out.stdout, &out.stderr),
         None => write_output(&out),
@@ -155,7 +138,7 @@ fn scope_dir(command: &Command, cwd: &std::path::Path) -> Option<PathBuf> {
         Command::List(a) if !a.global => a.scope.as_deref(),
         Command::Search(a) if !a.global => a.scope.as_deref(),
         Command::Index(a) if !a.global => a.scope.as_deref(),
-        Command::Workspace(a) => a.path.as_deref(),
+        Command::Workspace(a) => a.request.path.as_deref(),
         _ => None,
     }?;
     if matches!(value, "global" | "/" | "cwd" | ".") {
@@ -180,7 +163,7 @@ fn color_enabled(no_color_flag: bool, no_color_env: bool, terminal: bool) -> boo
     terminal && !no_color_flag && !no_color_env
 }
 
-fn write_output(output: &crate::commands::Output) -> CliResult<()> {
+fn write_output(output: &crate::output::Output) -> CliResult<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(output.stdout.as_bytes())?;
     out.flush()?;

@@ -4,9 +4,12 @@
 mod app;
 mod cli;
 mod commands;
+mod ctx;
 mod demo;
+mod door;
 mod error;
 mod http;
+mod output;
 mod pager;
 mod progress;
 mod render;

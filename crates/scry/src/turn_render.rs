@@ -4,7 +4,7 @@
 use scry_query::TurnPage;
 use serde_json::Value;
 
-use crate::commands::Output;
+use crate::output::Output;
 use crate::page::{chars, Group};
 use crate::render::{self, Style};
 use crate::turn_build::TurnInfo;

@@ -10,18 +10,23 @@ use crate::{Context, QueryResult};
 
 /// What `commands` is asked: the CLI flags, HTTP parameters and MCP arguments of the same names.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CommandsRequest {
-    /// Session reference.
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
     pub id: String,
-    /// Only commands that failed (exit code ≠ 0, or the agent's error flag).
+    /// Only commands that failed (exit code ≠ 0, or the agent's error flag)
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub failed: bool,
-    /// Only commands of this turn.
+    /// Only commands of this turn
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N"))]
     pub turn: Option<u32>,
-    /// Only commands run on this host (ssh / scp; `user@host` accepted).
+    /// Only commands run on this host (ssh / scp; `user@host` accepted)
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "HOST"))]
     pub host: Option<String>,
 }
 

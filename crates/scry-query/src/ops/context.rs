@@ -18,12 +18,15 @@ fn default_max_chars() -> usize {
 
 /// What `context` is asked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ContextRequest {
-    /// Session reference.
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
     pub id: String,
-    /// Budget of text characters in the pack.
+    /// Budget of text characters in the pack
     #[serde(default = "default_max_chars")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CHARS))]
     pub max_chars: usize,
 }
 

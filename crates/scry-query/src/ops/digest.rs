@@ -18,6 +18,8 @@ use crate::{Context, QueryResult};
 
 /// What a digest dwells on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Focus {
     /// Project files, unfixed failures, the final state.
@@ -39,12 +41,15 @@ impl Focus {
 
 /// What `digest` is asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DigestRequest {
-    /// Session reference.
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
     pub id: String,
-    /// review (default) or full.
+    /// review (default) or full
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value = "review"))]
     pub focus: Focus,
 }
 

@@ -11,6 +11,8 @@ use crate::{Context, QueryResult};
 
 /// Which group of files a request wants.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum GroupFilter {
     /// Under the session's working directory.
@@ -59,12 +61,15 @@ impl GroupFilter {
 
 /// What `files` is asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FilesRequest {
-    /// Session reference.
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
     pub id: String,
-    /// Which files: project, runtime, log, or all (default).
+    /// Which files: project, runtime, log, or all
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value = "all"))]
     pub group: GroupFilter,
 }
 

@@ -9,9 +9,11 @@ use crate::{Context, QueryResult};
 
 /// What `jobs` is asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct JobsRequest {
-    /// Session reference.
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
     pub id: String,
 }
 

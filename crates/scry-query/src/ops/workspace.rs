@@ -18,16 +18,20 @@ use crate::{Context, QueryResult};
 
 /// What `workspace` is asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct WorkspaceRequest {
-    /// Directory subtree (default: the current directory; `global` for every session).
+    /// Directory subtree (default: the current directory; `global` for every session)
     #[serde(default)]
     pub path: Option<String>,
-    /// Only sessions updated since then: 30m, 24h, 7d, 2w, or an ISO date / time.
+    /// Only sessions updated since then: 30m, 24h, 7d, 2w, or an ISO date / time
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "WHEN"))]
     pub since: Option<String>,
-    /// Add each session's digest (review focus).
+    /// Add each session's digest (review focus)
     #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub digest: bool,
 }
 

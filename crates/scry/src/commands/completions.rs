@@ -22,9 +22,9 @@ use rusqlite::{Connection, OpenFlags};
 use scry_model::ProviderId;
 use scry_source::Env;
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 
 /// The environment variable of clap_complete's protocol: scry's own name rather than the
 /// default `COMPLETE`, so a stray `COMPLETE` in someone's environment cannot hijack every run.

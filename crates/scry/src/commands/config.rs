@@ -13,9 +13,9 @@ use clap::Args;
 use scry_model::ErrorCode;
 use serde_json::json;
 
-use super::{json_out, Output};
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::output::{json_out, Output};
 
 /// Arguments of `scry config`.
 #[derive(Debug, Args)]

@@ -7,34 +7,23 @@ use scry_facts::surfaces::PackItem;
 use scry_query::ContextRequest;
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
-/// Arguments of `scry context`.
+/// Arguments of `scry context`: the request of the query operation, flattened (its fields are the
+/// flags).
 #[derive(Debug, Args)]
 pub struct ContextArgs {
-    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
-    pub id: String,
-    /// Budget of text characters in the pack
-    #[arg(long, value_name = "N", default_value_t = scry_query::ops::context::DEFAULT_MAX_CHARS)]
-    pub max_chars: usize,
-}
-
-impl ContextArgs {
-    /// The query these arguments ask.
-    pub fn request(&self) -> ContextRequest {
-        ContextRequest {
-            id: self.id.clone(),
-            max_chars: self.max_chars,
-        }
-    }
+    /// The request.
+    #[command(flatten)]
+    pub request: ContextRequest,
 }
 
 /// Runs `scry context`.
 pub fn run(ctx: &Ctx, args: &ContextArgs) -> CliResult<Output> {
-    let r = scry_query::context(ctx, &args.request())?;
+    let r = scry_query::context(ctx, &args.request)?;
     if ctx.json {
         return Ok(loaded::report_json(&r).into());
     }

@@ -7,58 +7,29 @@
 //! full and fixed ones counted. `full` lists every group of files and every failure, with the
 //! per-turn command / write counts and the tokens.
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use scry_facts::{Failure, TurnSummary};
 use scry_model::Header;
 use scry_query::ops::digest::{status_label, Digest, DigestRequest, Focus};
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
-/// What the digest dwells on (the CLI's spelling of [`Focus`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FocusArg {
-    /// Project files, unfixed failures, the final state
-    Review,
-    /// Everything: every file group, every failure, per-turn counts, tokens
-    Full,
-}
-
-impl From<FocusArg> for Focus {
-    fn from(f: FocusArg) -> Focus {
-        match f {
-            FocusArg::Review => Focus::Review,
-            FocusArg::Full => Focus::Full,
-        }
-    }
-}
-
-/// Arguments of `scry digest`.
+/// Arguments of `scry digest`: the request of the query operation, flattened (its fields are the
+/// flags).
 #[derive(Debug, Args)]
 pub struct DigestArgs {
-    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
-    pub id: String,
-    /// review (default) or full
-    #[arg(long, value_enum, default_value = "review")]
-    pub focus: FocusArg,
-}
-
-impl DigestArgs {
-    /// The query these arguments ask.
-    pub fn request(&self) -> DigestRequest {
-        DigestRequest {
-            id: self.id.clone(),
-            focus: self.focus.into(),
-        }
-    }
+    /// The request.
+    #[command(flatten)]
+    pub request: DigestRequest,
 }
 
 /// Runs `scry digest`.
 pub fn run(ctx: &Ctx, args: &DigestArgs) -> CliResult<Output> {
-    let r = scry_query::ops::digest::digest(ctx, &args.request())?;
+    let r = scry_query::ops::digest::digest(ctx, &args.request)?;
     if ctx.json {
         return Ok(loaded::report_json(&r).into());
     }

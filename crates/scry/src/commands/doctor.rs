@@ -11,9 +11,9 @@ use scry_sources::{doctor, registry, render_text};
 use scry_store::IndexHealth;
 use serde_json::{json, Value};
 
-use crate::app::Ctx;
-use crate::commands::{json_out, Output};
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::output::{json_out, Output};
 use scry_model::ErrorCode;
 
 /// Arguments of `doctor` (exclusions come from the global `--exclude-*` flags and the config

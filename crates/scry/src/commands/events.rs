@@ -15,9 +15,9 @@ use scry_query::events::relations::parse_target;
 use scry_query::events::{EventRow, Link, Related};
 use scry_query::{EventPage, EventQuery, PageRequest, Relations};
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry events`.
@@ -67,7 +67,7 @@ pub fn run(ctx: &Ctx, args: &EventsArgs) -> CliResult<Output> {
     if let Some(target) = &args.relations {
         let r = scry_query::relations(ctx, &args.id, parse_target(target)?)?;
         if ctx.json {
-            return Ok(super::json_out(&r.to_json()).into());
+            return Ok(crate::output::json_out(&r.to_json()).into());
         }
         return Ok(relations_text(&r, s));
     }
@@ -88,7 +88,7 @@ pub fn run(ctx: &Ctx, args: &EventsArgs) -> CliResult<Output> {
     }
     let p = scry_query::events(ctx, &args.id, &q, &page)?;
     if ctx.json {
-        return Ok(super::json_out(&p.to_json()).into());
+        return Ok(crate::output::json_out(&p.to_json()).into());
     }
     Ok(page_text(&p, s))
 }

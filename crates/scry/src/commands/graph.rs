@@ -8,30 +8,23 @@ use clap::Args;
 use scry_query::GraphRequest;
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
-/// Arguments of `scry graph`.
+/// Arguments of `scry graph`: the request of the query operation, flattened (its fields are the
+/// flags).
 #[derive(Debug, Args)]
 pub struct GraphArgs {
-    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
-    pub id: String,
-}
-
-impl GraphArgs {
-    /// The query these arguments ask.
-    pub fn request(&self) -> GraphRequest {
-        GraphRequest {
-            id: self.id.clone(),
-        }
-    }
+    /// The request.
+    #[command(flatten)]
+    pub request: GraphRequest,
 }
 
 /// Runs `scry graph`.
 pub fn run(ctx: &Ctx, args: &GraphArgs) -> CliResult<Output> {
-    let r = scry_query::graph(ctx, &args.request())?;
+    let r = scry_query::graph(ctx, &args.request)?;
     if ctx.json {
         return Ok(loaded::report_json(&r).into());
     }

@@ -17,12 +17,12 @@ use scry_source::SourceFile;
 use scry_store::{Progress, RefreshOptions, RefreshReport, Store, StoreError};
 use serde_json::json;
 
-use super::Output;
-use crate::app::Ctx;
 use crate::catalog::Catalog;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::filter::{self, Scope};
 use crate::indexed;
+use crate::output::Output;
 
 /// Arguments of `scry index`.
 #[derive(Debug, Args)]
@@ -146,7 +146,7 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
     if ctx.json {
         let mut v = to_json(&report, pruned, &store);
         v["rebuilt"] = json!(rebuilt);
-        return Ok(super::json_out(&v).into());
+        return Ok(crate::output::json_out(&v).into());
     }
     Ok(text(&report, pruned, &store, rebuilt).into())
 }

@@ -12,9 +12,9 @@ use clap::Args;
 use scry_langgraph::inspect::{self, Failure, Mode};
 use scry_model::ErrorCode;
 
-use crate::app::Ctx;
-use crate::commands::Output;
+use crate::ctx::Ctx;
 use crate::error::{self, CliError, CliResult};
+use crate::output::Output;
 
 /// Arguments of `inspect` (the script's names and defaults).
 #[derive(Debug, Args)]

@@ -7,42 +7,23 @@ use scry_facts::{CommandRow, Outcome};
 use scry_query::{CommandsReport, CommandsRequest};
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
-/// Arguments of `scry commands`.
+/// Arguments of `scry commands`: the request of the query operation, flattened (its fields are the
+/// flags).
 #[derive(Debug, Args)]
 pub struct CommandsArgs {
-    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
-    pub id: String,
-    /// Only commands that failed (exit code ≠ 0, or the agent's error flag)
-    #[arg(long)]
-    pub failed: bool,
-    /// Only commands of this turn
-    #[arg(long, value_name = "N")]
-    pub turn: Option<u32>,
-    /// Only commands run on this host (ssh / scp; `user@host` accepted)
-    #[arg(long, value_name = "HOST")]
-    pub host: Option<String>,
-}
-
-impl CommandsArgs {
-    /// The query these arguments ask.
-    pub fn request(&self) -> CommandsRequest {
-        CommandsRequest {
-            id: self.id.clone(),
-            failed: self.failed,
-            turn: self.turn,
-            host: self.host.clone(),
-        }
-    }
+    /// The request.
+    #[command(flatten)]
+    pub request: CommandsRequest,
 }
 
 /// Runs `scry commands`.
 pub fn run(ctx: &Ctx, args: &CommandsArgs) -> CliResult<Output> {
-    let r = scry_query::commands(ctx, &args.request())?;
+    let r = scry_query::commands(ctx, &args.request)?;
     if ctx.json {
         return Ok(loaded::report_json(&r).into());
     }

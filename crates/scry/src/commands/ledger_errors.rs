@@ -7,30 +7,23 @@ use scry_facts::Failure;
 use scry_query::{ErrorsReport, ErrorsRequest};
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
-/// Arguments of `scry errors`.
+/// Arguments of `scry errors`: the request of the query operation, flattened (its fields are the
+/// flags).
 #[derive(Debug, Args)]
 pub struct ErrorsArgs {
-    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
-    pub id: String,
-}
-
-impl ErrorsArgs {
-    /// The query these arguments ask.
-    pub fn request(&self) -> ErrorsRequest {
-        ErrorsRequest {
-            id: self.id.clone(),
-        }
-    }
+    /// The request.
+    #[command(flatten)]
+    pub request: ErrorsRequest,
 }
 
 /// Runs `scry errors`.
 pub fn run(ctx: &Ctx, args: &ErrorsArgs) -> CliResult<Output> {
-    let r = scry_query::errors(ctx, &args.request())?;
+    let r = scry_query::errors(ctx, &args.request)?;
     if ctx.json {
         return Ok(loaded::report_json(&r).into());
     }

@@ -2,63 +2,28 @@
 //! write event (observed from file tools, derived from shell commands), grouped project /
 //! runtime / log, with the distinct files per group. The counts are the overview's (`show`).
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use scry_facts::{FileGroup, FileWrite};
-use scry_query::{FilesReport, FilesRequest, GroupFilter};
+use scry_query::{FilesReport, FilesRequest};
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
-/// Which group of files to show (the CLI's spelling of [`GroupFilter`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GroupArg {
-    /// Under the session's working directory
-    Project,
-    /// Temp files, caches, home dotfiles, remote hosts
-    Runtime,
-    /// Log files
-    Log,
-    /// Every group
-    All,
-}
-
-impl From<GroupArg> for GroupFilter {
-    fn from(g: GroupArg) -> GroupFilter {
-        match g {
-            GroupArg::Project => GroupFilter::Project,
-            GroupArg::Runtime => GroupFilter::Runtime,
-            GroupArg::Log => GroupFilter::Log,
-            GroupArg::All => GroupFilter::All,
-        }
-    }
-}
-
-/// Arguments of `scry files`.
+/// Arguments of `scry files`: the request of the query operation, flattened (its fields are the
+/// flags).
 #[derive(Debug, Args)]
 pub struct FilesArgs {
-    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
-    pub id: String,
-    /// Which files: project, runtime, log, or all
-    #[arg(long, value_enum, default_value = "all")]
-    pub group: GroupArg,
-}
-
-impl FilesArgs {
-    /// The query these arguments ask.
-    pub fn request(&self) -> FilesRequest {
-        FilesRequest {
-            id: self.id.clone(),
-            group: self.group.into(),
-        }
-    }
+    /// The request.
+    #[command(flatten)]
+    pub request: FilesRequest,
 }
 
 /// Runs `scry files`.
 pub fn run(ctx: &Ctx, args: &FilesArgs) -> CliResult<Output> {
-    let r = scry_query::files(ctx, &args.request())?;
+    let r = scry_query::files(ctx, &args.request)?;
     if ctx.json {
         return Ok(loaded::report_json(&r).into());
     }

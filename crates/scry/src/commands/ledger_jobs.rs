@@ -6,30 +6,23 @@ use scry_facts::{Job, JobStatus};
 use scry_query::{JobsReport, JobsRequest};
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
-/// Arguments of `scry jobs`.
+/// Arguments of `scry jobs`: the request of the query operation, flattened (its fields are the
+/// flags).
 #[derive(Debug, Args)]
 pub struct JobsArgs {
-    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
-    pub id: String,
-}
-
-impl JobsArgs {
-    /// The query these arguments ask.
-    pub fn request(&self) -> JobsRequest {
-        JobsRequest {
-            id: self.id.clone(),
-        }
-    }
+    /// The request.
+    #[command(flatten)]
+    pub request: JobsRequest,
 }
 
 /// Runs `scry jobs`.
 pub fn run(ctx: &Ctx, args: &JobsArgs) -> CliResult<Output> {
-    let r = scry_query::jobs(ctx, &args.request())?;
+    let r = scry_query::jobs(ctx, &args.request)?;
     if ctx.json {
         return Ok(loaded::report_json(&r).into());
     }

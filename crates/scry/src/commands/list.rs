@@ -7,9 +7,9 @@ use clap::Args;
 use scry_model::SessionKind;
 use scry_query::{KindFilter, ListQuery, SessionList};
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry list`.
@@ -46,7 +46,7 @@ pub struct ListArgs {
 pub fn run(ctx: &Ctx, args: &ListArgs) -> CliResult<Output> {
     let list = scry_query::list(ctx, &args.query())?;
     if ctx.json {
-        return Ok(super::json_out(&list.to_json()).into());
+        return Ok(crate::output::json_out(&list.to_json()).into());
     }
     let global = args.global || args.scope.as_deref() == Some("global");
     Ok(text(&list, global, Style::new(ctx.color)))

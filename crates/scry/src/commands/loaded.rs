@@ -12,7 +12,7 @@ use crate::render;
 /// The `--json` output of a query report: its JSON (keys sorted, as every answer prints it),
 /// pretty, with a final newline.
 pub fn report_json<T: serde::Serialize>(report: &T) -> String {
-    super::json_out(&scry_query::ops::to_json(report))
+    crate::output::json_out(&scry_query::ops::to_json(report))
 }
 
 /// `serde_json::to_value` that never fails the command (a value that cannot be serialized

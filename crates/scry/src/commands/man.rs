@@ -11,9 +11,9 @@ use clap::Args;
 use scry_model::ErrorCode;
 use serde_json::json;
 
-use super::{json_out, Output};
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::output::{json_out, Output};
 
 /// Arguments of `scry man`.
 #[derive(Debug, Args)]
@@ -26,8 +26,9 @@ pub struct ManArgs {
 }
 
 /// Prints scry's page, or writes every page into `--out`.
-pub fn run(ctx: &Ctx, args: &ManArgs) -> CliResult<Output> {
-    let mut cmd = crate::cli::command().disable_help_subcommand(true);
+/// `grammar` is scry's whole grammar (`crate::cli::command`).
+pub fn run(ctx: &Ctx, args: &ManArgs, grammar: clap::Command) -> CliResult<Output> {
+    let mut cmd = grammar.disable_help_subcommand(true);
     cmd.build();
     let Some(dir) = &args.out else {
         let mut buf = Vec::new();

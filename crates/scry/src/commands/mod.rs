@@ -34,8 +34,9 @@ mod workspace;
 
 use clap::Subcommand;
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 
 /// Every command.
 #[derive(Debug, Subcommand)]
@@ -101,41 +102,11 @@ pub enum Command {
     Config(config::ConfigArgs),
 }
 
-/// What a command prints: its output on stdout, and notes for people (warnings, "more
-/// available") on stderr.
-#[derive(Debug, Default)]
-pub struct Output {
-    /// The result.
-    pub stdout: String,
-    /// Notes, already formatted (one per line).
-    pub stderr: String,
-}
-
-impl Output {
-    /// `stdout`, with the first five of `warnings` as notes on stderr (one per line, then a
-    /// count of the rest).
-    pub fn with_warnings(stdout: String, warnings: &[scry_model::Warning]) -> Output {
-        Output {
-            stdout,
-            stderr: crate::render::warnings_text(warnings, 5)
-                .into_iter()
-                .map(|l| format!("{l}\n"))
-                .collect(),
-        }
-    }
-}
-
-impl From<String> for Output {
-    fn from(stdout: String) -> Self {
-        Output {
-            stdout,
-            stderr: String::new(),
-        }
-    }
-}
-
 /// Runs `command` and returns what to print.
-pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
+///
+/// `grammar` is the whole command line's grammar (`crate::cli::command`), handed in by the
+/// caller so that no command imports the grammar that imports every command.
+pub fn run(ctx: &Ctx, command: &Command, grammar: fn() -> clap::Command) -> CliResult<Output> {
     match command {
         Command::List(args) => list::run(ctx, args),
         Command::Show(args) => show::run(ctx, args),
@@ -164,7 +135,7 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Watch(args) => watch::run(ctx, args),
         Command::Usage(args) => usage::run(ctx, args),
         Command::Completions(args) => completions::run(ctx, args),
-        Command::Man(args) => man::run(ctx, args),
+        Command::Man(args) => man::run(ctx, args, grammar()),
         Command::Config(args) => config::run(ctx, args),
     }
 }
@@ -194,11 +165,4 @@ pub fn pages(command: &Command) -> bool {
         Command::Usage(args) => args.what != usage::What::Statusline,
         _ => false,
     }
-}
-
-/// Serializes a JSON value followed by a newline.
-pub fn json_out(v: &serde_json::Value) -> String {
-    let mut s = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".to_string());
-    s.push('\n');
-    s
 }

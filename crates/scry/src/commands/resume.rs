@@ -35,9 +35,9 @@ use clap::Args;
 use scry_model::{ErrorCode, Event, Header, ProviderId, SessionKind, Warning};
 use serde_json::json;
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::output::Output;
 use crate::session_read::{self, FnSink};
 
 /// Arguments of `scry resume`.
@@ -274,7 +274,7 @@ pub fn run(ctx: &Ctx, args: &ResumeArgs) -> CliResult<Output> {
             "source": plan.source,
         });
         return Ok(Output {
-            stdout: super::json_out(&v),
+            stdout: crate::output::json_out(&v),
             stderr: notes,
         });
     }

@@ -12,9 +12,9 @@ use clap::Args;
 use scry_query::SearchQuery;
 use scry_store::{Area, Hit, SortOrder, TermsOperator};
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry search`.
@@ -153,7 +153,7 @@ impl SearchArgs {
 pub fn run(ctx: &Ctx, args: &SearchArgs) -> CliResult<Output> {
     let result = scry_query::search(ctx, &args.query())?;
     if ctx.json {
-        return Ok(super::json_out(&result.to_json()).into());
+        return Ok(crate::output::json_out(&result.to_json()).into());
     }
     Ok(text(&result, Style::new(ctx.color), ctx.color))
 }

@@ -11,10 +11,10 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use clap::Args;
 use scry_model::ErrorCode;
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::http::{self, ApiOptions};
+use crate::output::Output;
 
 /// Arguments of `scry serve`.
 #[derive(Debug, Args)]

@@ -9,9 +9,9 @@ use clap::Args;
 use scry_facts::overview::Overview;
 use scry_model::{EventKind, Header};
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 use crate::stats::Stats;
 
@@ -26,7 +26,7 @@ pub struct ShowArgs {
 pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
     let ov = scry_query::overview(ctx, &args.id)?;
     if ctx.json {
-        return Ok(super::json_out(&ov.to_json()).into());
+        return Ok(crate::output::json_out(&ov.to_json()).into());
     }
     let mut out = text(
         &ov.header,

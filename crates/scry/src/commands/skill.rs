@@ -20,9 +20,9 @@ use clap::{Args, Subcommand};
 use scry_model::ErrorCode;
 use serde_json::{json, Value};
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::output::Output;
 
 /// The skill text, as shipped.
 pub const SKILL_MD: &str = include_str!("../../assets/SKILL.md");
@@ -301,7 +301,7 @@ pub fn run(ctx: &Ctx, args: &SkillArgs) -> CliResult<Output> {
         }
     }
     let out = if ctx.json {
-        super::json_out(&json!({
+        crate::output::json_out(&json!({
             "action": verb,
             "dry_run": flags.dry_run,
             "mode": if flags.copy { "copy" } else { "link" },

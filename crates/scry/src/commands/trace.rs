@@ -7,30 +7,23 @@ use scry_facts::lineage::TraceNode;
 use scry_query::TraceRequest;
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::Style;
 
-/// Arguments of `scry trace`.
+/// Arguments of `scry trace`: the request of the query operation, flattened (its fields are the
+/// flags).
 #[derive(Debug, Args)]
 pub struct TraceArgs {
-    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
-    pub id: String,
-}
-
-impl TraceArgs {
-    /// The query these arguments ask.
-    pub fn request(&self) -> TraceRequest {
-        TraceRequest {
-            id: self.id.clone(),
-        }
-    }
+    /// The request.
+    #[command(flatten)]
+    pub request: TraceRequest,
 }
 
 /// Runs `scry trace`.
 pub fn run(ctx: &Ctx, args: &TraceArgs) -> CliResult<Output> {
-    let r = scry_query::trace(ctx, &args.request())?;
+    let r = scry_query::trace(ctx, &args.request)?;
     if ctx.json {
         return Ok(loaded::report_json(&r).into());
     }

@@ -7,9 +7,9 @@ use clap::Args;
 use scry_model::ErrorCode;
 use scry_query::{ReadRequest, Selector};
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::output::Output;
 use crate::render::Style;
 use crate::turn_render;
 
@@ -77,7 +77,7 @@ impl TurnArgs {
 pub fn run(ctx: &Ctx, args: &TurnArgs) -> CliResult<Output> {
     let page = scry_query::read(ctx, &args.request()?)?;
     if ctx.json {
-        return Ok(super::json_out(&page.to_json()).into());
+        return Ok(crate::output::json_out(&page.to_json()).into());
     }
     Ok(turn_render::text(&page, Style::new(ctx.color)))
 }

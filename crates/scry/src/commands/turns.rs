@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use scry_model::{Header, Warning};
 use scry_query::turns::{TurnMarks, TurnRow, KEEP_JSON, KEEP_TEXT};
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry turns`.
@@ -25,7 +25,7 @@ pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
     let keep = if ctx.json { KEEP_JSON } else { KEEP_TEXT };
     let dir = scry_query::turns(ctx, &args.id, keep)?;
     if ctx.json {
-        return Ok(super::json_out(&dir.to_json()).into());
+        return Ok(crate::output::json_out(&dir.to_json()).into());
     }
     Ok(text(
         &dir.header,

@@ -13,9 +13,9 @@ use scry_model::ErrorCode;
 use scry_query::usage::{dollars, By, Period, UsageReport, UsageRequest, UsageRow};
 use serde_json::{json, Value};
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Which report.
@@ -112,7 +112,7 @@ pub fn run(ctx: &Ctx, args: &UsageArgs) -> CliResult<Output> {
     let r = scry_query::usage::usage(ctx, &req)?;
     if ctx.json {
         let v = serde_json::to_value(&r).unwrap_or(Value::Null);
-        return Ok(super::json_out(&v).into());
+        return Ok(crate::output::json_out(&v).into());
     }
     let mut out = text(&r, args.by.is_some(), Style::new(ctx.color));
     if r.rows.is_empty() {
@@ -330,7 +330,7 @@ pub fn statusline(ctx: &Ctx, args: &UsageArgs, input: &str) -> CliResult<Output>
             "today_cost_usd": s.today_cost,
             "block": s.block,
         });
-        return Ok(super::json_out(&v).into());
+        return Ok(crate::output::json_out(&v).into());
     }
     let mut line = format!(
         "{model} | {} session | {} today",

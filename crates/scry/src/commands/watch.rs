@@ -14,10 +14,10 @@ use scry_model::ErrorCode;
 use scry_watch::{Note, Options, Outcome, RootMode, RootState, Stopper, Watcher};
 use serde_json::json;
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::indexed;
+use crate::output::Output;
 
 /// Arguments of `scry watch` (the global `--exclude-*` flags and the config file choose what is
 /// left out, as for every command).

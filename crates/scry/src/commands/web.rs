@@ -23,10 +23,10 @@ use axum::Router;
 use clap::Args;
 use scry_model::ErrorCode;
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::http::{self, ApiOptions};
+use crate::output::Output;
 
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 

@@ -9,38 +9,23 @@ use clap::Args;
 use scry_query::ops::workspace::{WorkspaceReport, WorkspaceRequest};
 
 use super::loaded;
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::Output;
 use crate::render::{self, Style};
 
-/// Arguments of `scry workspace`.
+/// Arguments of `scry workspace`: the request of the query operation, flattened (its fields are the
+/// flags).
 #[derive(Debug, Args)]
 pub struct WorkspaceArgs {
-    /// Directory subtree (default: the current directory; `global` for every session)
-    pub path: Option<String>,
-    /// Only sessions updated since then: 30m, 24h, 7d, 2w, or an ISO date / time
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-    /// Add each session's digest (review focus)
-    #[arg(long)]
-    pub digest: bool,
-}
-
-impl WorkspaceArgs {
-    /// The query these arguments ask.
-    pub fn request(&self) -> WorkspaceRequest {
-        WorkspaceRequest {
-            path: self.path.clone(),
-            since: self.since.clone(),
-            digest: self.digest,
-        }
-    }
+    /// The request.
+    #[command(flatten)]
+    pub request: WorkspaceRequest,
 }
 
 /// Runs `scry workspace`.
 pub fn run(ctx: &Ctx, args: &WorkspaceArgs) -> CliResult<Output> {
-    let r = scry_query::ops::workspace::workspace(ctx, &args.request())?;
+    let r = scry_query::ops::workspace::workspace(ctx, &args.request)?;
     if ctx.json {
         return Ok(loaded::report_json(&r).into());
     }

@@ -4,6 +4,8 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::door;
+
 /// A query parameter of a route.
 #[derive(Debug, Clone, Copy)]
 pub struct Param {
@@ -22,8 +24,32 @@ pub struct Route {
     pub path: &'static str,
     /// One line: what it returns.
     pub summary: &'static str,
-    /// Accepted query parameters (anything else is refused with `INVALID_QUERY`).
+    /// Accepted query parameters (anything else is refused with `INVALID_QUERY`), written here
+    /// for the routes whose query has no request type of its own.
     pub params: &'static [Param],
+    /// The parameters of the route's request type (its `{id}` aside), for the routes that
+    /// answer one query operation: derived from the type, never written here.
+    pub request: Option<fn() -> Vec<door::Param>>,
+}
+
+impl Route {
+    /// Every query parameter the route accepts.
+    pub fn query_params(&self) -> Vec<door::Param> {
+        if let Some(typed) = self.request {
+            let in_path = |name: &str| self.path.contains(&format!("{{{name}}}"));
+            return typed().into_iter().filter(|p| !in_path(&p.name)).collect();
+        }
+        self.params
+            .iter()
+            .map(|p| door::Param {
+                name: p.name.to_string(),
+                kind: p.kind,
+                doc: p.doc.to_string(),
+                values: Vec::new(),
+                required: false,
+            })
+            .collect()
+    }
 }
 
 const fn p(name: &'static str, kind: &'static str, doc: &'static str) -> Param {
@@ -287,14 +313,6 @@ const SEARCH: &[Param] = &[
     ),
 ];
 
-const COMMANDS: &[Param] = &[
-    p("failed", "boolean", "Only failed commands"),
-    p("turn", "integer", "Only this turn"),
-    p("host", "string", "Only commands run on this host"),
-];
-
-const FILES: &[Param] = &[p("group", "string", "project | runtime | log | all")];
-
 const BATCH: &[Param] = &[p(
     "ids",
     "string",
@@ -307,97 +325,116 @@ pub const ROUTES: &[Route] = &[
         path: "/health",
         summary: "Liveness: status and version",
         params: &[],
+        request: None,
     },
     Route {
         path: "/manifest",
         summary: "What this server offers: version, routes, providers, redaction",
         params: &[],
+        request: None,
     },
     Route {
         path: "/openapi.json",
         summary: "This document",
         params: &[],
+        request: None,
     },
     Route {
         path: "/v1/sessions",
         summary: "Sessions in a scope, newest first (scry list --json)",
         params: LIST,
+        request: None,
     },
     Route {
         path: "/v1/sessions/{id}",
         summary: "A session's overview (scry show --json)",
         params: &[],
+        request: None,
     },
     Route {
         path: "/v1/sessions/{id}/turns",
         summary: "The turn directory (scry turns --json)",
         params: &[],
+        request: None,
     },
     Route {
         path: "/v1/sessions/{id}/content",
         summary:
             "Turns, events, a locator, a call, an artifact or raw records, paged (scry turn --json)",
         params: CONTENT,
+        request: None,
     },
     Route {
         path: "/v1/sessions/{id}/events",
         summary: "Events by seq, time, kind, surface and text, paged; or one event's relations (scry events --json)",
         params: EVENTS,
+        request: None,
     },
     Route {
         path: "/v1/sessions/{id}/stream",
         summary: "Server-sent events: the session's new events as they are written (ready, events, notice, gone), rows as in /events",
         params: STREAM,
+        request: None,
     },
     Route {
         path: "/v1/sessions/{id}/lineage",
         summary: "Ancestors, descendants, root (scry trace --json)",
         params: &[],
+        request: None,
     },
     Route {
         path: "/v1/sessions/{id}/commands",
         summary: "The commands ledger (scry commands --json)",
-        params: COMMANDS,
+        params: &[],
+        request: Some(door::params::<scry_query::CommandsRequest>),
     },
     Route {
         path: "/v1/sessions/{id}/files",
         summary: "The files ledger (scry files --json)",
-        params: FILES,
+        params: &[],
+        request: Some(door::params::<scry_query::FilesRequest>),
     },
     Route {
         path: "/v1/sessions/{id}/errors",
         summary: "The errors ledger (scry errors --json)",
         params: &[],
+        request: Some(door::params::<scry_query::ErrorsRequest>),
     },
     Route {
         path: "/v1/sessions/{id}/jobs",
         summary: "Background jobs (scry jobs --json)",
         params: &[],
+        request: Some(door::params::<scry_query::JobsRequest>),
     },
     Route {
         path: "/v1/graph/{id}",
         summary: "A session's edges to other sessions (scry graph --json)",
         params: &[],
+        request: Some(door::params::<scry_query::GraphRequest>),
     },
     Route {
         path: "/v1/search",
         summary: "Search across sessions or within one (scry search --json)",
         params: SEARCH,
+        request: None,
     },
     Route {
         path: "/v1/headers",
         summary: "Batch read of headers: one result per reference, in order",
         params: BATCH,
+        request: None,
     },
     Route {
         path: "/v1/stream",
         summary: "Server-sent events: sessions the index added or saw grow (session: {change, active, session: list row}; reset)",
         params: &[],
+        request: None,
     },
     Route {
         path: "/v1/usage",
         summary: "Tokens and USD per day, week, month, session or 5-hour block (scry usage --json)",
         params: USAGE,
+        request: None,
     },
 ];
 
@@ -411,12 +448,12 @@ pub fn document() -> Value {
     let mut paths = Map::new();
     for r in ROUTES {
         let mut params: Vec<Value> = r
-            .params
+            .query_params()
             .iter()
             .map(|p| {
                 json!({
-                    "name": p.name, "in": "query", "required": false,
-                    "description": p.doc, "schema": {"type": p.kind},
+                    "name": p.name, "in": "query", "required": p.required,
+                    "description": p.doc, "schema": p.schema(false),
                 })
             })
             .collect();

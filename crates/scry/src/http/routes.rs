@@ -14,8 +14,8 @@ use axum::routing::{get, MethodRouter};
 use axum::Router;
 use scry_model::ErrorCode;
 use scry_query::{
-    turns::KEEP_JSON, GroupFilter, KindFilter, ListQuery, QueryError, QueryResult, ReadRequest,
-    SearchQuery, Selector,
+    turns::KEEP_JSON, KindFilter, ListQuery, QueryError, QueryResult, ReadRequest, SearchQuery,
+    Selector,
 };
 use scry_store::{Area, SortOrder, TermsOperator};
 use serde_json::{json, Value};
@@ -34,9 +34,10 @@ impl Params {
         let Query(pairs) = raw.map_err(|e| {
             QueryError::usage(ErrorCode::InvalidQuery, format!("bad query string: {e}"))
         })?;
+        let accepted = route.query_params();
         for (k, _) in &pairs {
-            if !route.params.iter().any(|p| p.name == k) {
-                let known: Vec<&str> = route.params.iter().map(|p| p.name).collect();
+            if !accepted.iter().any(|p| p.name == *k) {
+                let known: Vec<&str> = accepted.iter().map(|p| p.name.as_str()).collect();
                 return Err(QueryError::usage(
                     ErrorCode::InvalidQuery,
                     format!(
@@ -52,6 +53,26 @@ impl Params {
             }
         }
         Ok(Params(pairs))
+    }
+
+    /// The request `T` of a route answering one query operation: these parameters and the
+    /// session `id` of the path, checked against the type's parameters.
+    fn request<T: schemars::JsonSchema + serde::de::DeserializeOwned>(
+        &self,
+        id: Id,
+    ) -> QueryResult<T> {
+        let given = self
+            .0
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .chain([("id".to_string(), Value::String(id_of(id)?))]);
+        crate::door::request(given, crate::door::Given::Text).map_err(|e| {
+            let m = match e {
+                crate::door::Refused::Unknown(k) => format!("unknown parameter '{k}'"),
+                crate::door::Refused::Bad(m) => m,
+            };
+            QueryError::usage(ErrorCode::InvalidQuery, m)
+        })
     }
 
     pub(super) fn get(&self, name: &str) -> Option<String> {
@@ -469,21 +490,7 @@ fn report<T: serde::Serialize>(r: QueryResult<T>) -> QueryResult<Value> {
 
 async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/commands", raw, move |api, p| {
-        let turn = match p.get("turn") {
-            None => None,
-            Some(t) => Some(t.parse::<u32>().map_err(|_| {
-                QueryError::usage(
-                    ErrorCode::InvalidQuery,
-                    format!("parameter 'turn' must be a turn number, not '{t}'"),
-                )
-            })?),
-        };
-        let req = scry_query::CommandsRequest {
-            id: id_of(id)?,
-            failed: p.flag("failed")?,
-            turn,
-            host: p.get("host"),
-        };
+        let req: scry_query::CommandsRequest = p.request(id)?;
         report(scry_query::commands(&by_id(api), &req))
     })
     .await
@@ -491,39 +498,31 @@ async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 
 async fn files(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/files", raw, move |api, p| {
-        let group = match p.get("group") {
-            None => GroupFilter::All,
-            Some(g) => GroupFilter::parse(&g)
-                .ok_or_else(|| bad_value("group", &g, "project, runtime, log, all"))?,
-        };
-        let req = scry_query::FilesRequest {
-            id: id_of(id)?,
-            group,
-        };
+        let req: scry_query::FilesRequest = p.request(id)?;
         report(scry_query::files(&by_id(api), &req))
     })
     .await
 }
 
 async fn errors(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
-    answer(api, "/v1/sessions/{id}/errors", raw, move |api, _| {
-        let req = scry_query::ErrorsRequest { id: id_of(id)? };
+    answer(api, "/v1/sessions/{id}/errors", raw, move |api, p| {
+        let req: scry_query::ErrorsRequest = p.request(id)?;
         report(scry_query::errors(&by_id(api), &req))
     })
     .await
 }
 
 async fn jobs(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
-    answer(api, "/v1/sessions/{id}/jobs", raw, move |api, _| {
-        let req = scry_query::JobsRequest { id: id_of(id)? };
+    answer(api, "/v1/sessions/{id}/jobs", raw, move |api, p| {
+        let req: scry_query::JobsRequest = p.request(id)?;
         report(scry_query::jobs(&by_id(api), &req))
     })
     .await
 }
 
 async fn graph(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
-    answer(api, "/v1/graph/{id}", raw, move |api, _| {
-        let req = scry_query::GraphRequest { id: id_of(id)? };
+    answer(api, "/v1/graph/{id}", raw, move |api, p| {
+        let req: scry_query::GraphRequest = p.request(id)?;
         report(scry_query::graph(&by_id(api), &req))
     })
     .await

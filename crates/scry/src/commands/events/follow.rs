@@ -17,9 +17,9 @@ use scry_query::{EventQuery, PageRequest};
 use serde_json::json;
 
 use super::{page_text, row_text};
-use crate::app::Ctx;
-use crate::commands::Output;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::output::Output;
 use crate::render::Style;
 
 /// How often the source is checked.

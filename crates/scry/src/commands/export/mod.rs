@@ -18,9 +18,9 @@ use clap::{Args, ValueEnum};
 use scry_model::Event;
 use serde_json::{json, Value};
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::output::Output;
 use crate::session_read::{self, FnSink, Opened};
 use scry_model::ErrorCode;
 
@@ -200,7 +200,7 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> CliResult<Output> {
                 "redacted": args.redact.then(|| r.count()),
             });
             let stdout = if ctx.json {
-                super::json_out(&v)
+                crate::output::json_out(&v)
             } else {
                 format!("wrote {} ({} bytes)\n", path.display(), sink.bytes)
             };

@@ -32,9 +32,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use scry_model::ErrorCode;
 use serde_json::{json, Map, Value};
 
-use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::output::Output;
 use paging::Cursor;
 use tools::ToolSpec;
 

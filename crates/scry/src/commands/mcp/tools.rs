@@ -8,8 +8,7 @@ use scry_model::ErrorCode;
 use scry_query::ops::to_json;
 use scry_query::turns::KEEP_JSON;
 use scry_query::{
-    Context, GroupFilter, KindFilter, ListQuery, QueryError, QueryResult, ReadRequest, SearchQuery,
-    Selector,
+    Context, KindFilter, ListQuery, QueryError, QueryResult, ReadRequest, SearchQuery, Selector,
 };
 use scry_store::{Area, SortOrder};
 use serde_json::{json, Map, Value};
@@ -43,6 +42,40 @@ fn since_prop() -> Value {
 
 fn provider_prop() -> Value {
     json!({"type": "string", "description": "Only these providers, comma-separated (claude, codex, gemini, grok, dsh, deepagents, pi, opencode, kilo, cursor, antigravity, mtagent, copilot, qwen, continue, aider)"})
+}
+
+/// The input properties of a tool answering the query operation of request `T`: the type's
+/// parameters (as the CLI's flags and the HTTP API's), but `omit`, with the id described as
+/// MCP takes it.
+fn typed<T: schemars::JsonSchema>(omit: &[&str]) -> Value {
+    let mut props = Map::new();
+    for p in crate::door::params::<T>() {
+        if omit.contains(&p.name.as_str()) {
+            continue;
+        }
+        let schema = if p.name == "id" {
+            id_prop()
+        } else {
+            p.schema(true)
+        };
+        props.insert(p.name, schema);
+    }
+    Value::Object(props)
+}
+
+/// The request `T` of a typed tool from its arguments (the common `max_chars` / `cursor`
+/// aside).
+fn request<T: schemars::JsonSchema + serde::de::DeserializeOwned>(
+    args: &Map<String, Value>,
+) -> Result<T, ArgError> {
+    let given = args
+        .iter()
+        .filter(|(k, _)| *k != "max_chars" && *k != "cursor")
+        .map(|(k, v)| (k.clone(), v.clone()));
+    crate::door::request(given, crate::door::Given::Json).map_err(|e| match e {
+        crate::door::Refused::Unknown(k) => format!("unknown argument {k:?}"),
+        crate::door::Refused::Bad(m) => m,
+    })
 }
 
 /// Every tool, in the order `tools/list` shows them.
@@ -120,53 +153,43 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "commands",
             description: "The commands ledger of a session: every shell command, its outcome (exit code only when recorded), the turn and the event that ran it. Use to see what was run, or with failed=true what failed.",
-            properties: || {
-                json!({
-                    "id": id_prop(),
-                    "failed": {"type": "boolean", "description": "Only failed commands"},
-                    "turn": {"type": "integer", "minimum": 0, "description": "Only commands of this turn"},
-                })
-            },
+            properties: || typed::<scry_query::CommandsRequest>(&[]),
             required: &["id"],
             native_paging: false,
         },
         ToolSpec {
             name: "files",
             description: "The files ledger of a session: every file written, grouped project / runtime / log, with the events that wrote it. Use to learn what a session changed.",
-            properties: || {
-                json!({
-                    "id": id_prop(),
-                    "group": {"type": "string", "enum": ["project", "runtime", "log", "all"], "description": "Which files (default all)"},
-                })
-            },
+            properties: || typed::<scry_query::FilesRequest>(&[]),
             required: &["id"],
             native_paging: false,
         },
         ToolSpec {
             name: "errors",
             description: "The errors ledger of a session: every failure (failed tool call, command, harness error) and whether it was fixed later, with evidence. Use to learn what went wrong and how it was solved.",
-            properties: || json!({"id": id_prop()}),
+            properties: || typed::<scry_query::ErrorsRequest>(&[]),
             required: &["id"],
             native_paging: false,
         },
         ToolSpec {
             name: "trace",
             description: "Lineage of a session: ancestors nearest first, descendants (subagents, forks, resumes) and the root or the first unresolvable parent. Use when a session continues or spawned another.",
-            properties: || json!({"id": id_prop()}),
+            properties: || typed::<scry_query::TraceRequest>(&[]),
             required: &["id"],
             native_paging: false,
         },
         ToolSpec {
             name: "graph",
             description: "A session's edges to other sessions (references, hand-offs, lineage) with evidence. Use to find related sessions.",
-            properties: || json!({"id": id_prop()}),
+            properties: || typed::<scry_query::GraphRequest>(&[]),
             required: &["id"],
             native_paging: false,
         },
         ToolSpec {
             name: "context",
             description: "The hand-off pack: what the model of that session sees now (the last compaction summary and what follows), newest kept first when the budget is short. Use to continue someone else's work with the least reading.",
-            properties: || json!({"id": id_prop()}),
+            // `max_chars` is every tool's answer budget: the pack keeps its default.
+            properties: || typed::<scry_query::ContextRequest>(&["max_chars"]),
             required: &["id"],
             native_paging: false,
         },
@@ -354,51 +377,29 @@ pub fn call(
             Ok(scry_query::search(ctx, &q)?.to_json())
         }
         "commands" => {
-            let turn = match integer(args, "turn").map_err(bad)? {
-                None => None,
-                Some(n) => Some(
-                    u32::try_from(n).map_err(|_| bad(format!("turn {n} is not a turn number")))?,
-                ),
-            };
-            let req = scry_query::CommandsRequest {
-                id: id()?,
-                failed: boolean(args, "failed").map_err(bad)?,
-                turn,
-                host: None,
-            };
+            let req: scry_query::CommandsRequest = request(args).map_err(bad)?;
             Ok(to_json(&scry_query::commands(ctx, &req)?))
         }
         "files" => {
-            let group = match text("group")? {
-                None => GroupFilter::All,
-                Some(g) => GroupFilter::parse(&g).ok_or_else(|| {
-                    bad(format!(
-                        "group must be one of project, runtime, log, all, not {g:?}"
-                    ))
-                })?,
-            };
-            let req = scry_query::FilesRequest { id: id()?, group };
+            let req: scry_query::FilesRequest = request(args).map_err(bad)?;
             Ok(to_json(&scry_query::files(ctx, &req)?))
         }
-        "errors" => Ok(to_json(&scry_query::errors(
-            ctx,
-            &scry_query::ErrorsRequest { id: id()? },
-        )?)),
-        "trace" => Ok(to_json(&scry_query::trace(
-            ctx,
-            &scry_query::TraceRequest { id: id()? },
-        )?)),
-        "graph" => Ok(to_json(&scry_query::graph(
-            ctx,
-            &scry_query::GraphRequest { id: id()? },
-        )?)),
-        "context" => Ok(to_json(&scry_query::context(
-            ctx,
-            &scry_query::ContextRequest {
-                id: id()?,
-                ..Default::default()
-            },
-        )?)),
+        "errors" => {
+            let req: scry_query::ErrorsRequest = request(args).map_err(bad)?;
+            Ok(to_json(&scry_query::errors(ctx, &req)?))
+        }
+        "trace" => {
+            let req: scry_query::TraceRequest = request(args).map_err(bad)?;
+            Ok(to_json(&scry_query::trace(ctx, &req)?))
+        }
+        "graph" => {
+            let req: scry_query::GraphRequest = request(args).map_err(bad)?;
+            Ok(to_json(&scry_query::graph(ctx, &req)?))
+        }
+        "context" => {
+            let req: scry_query::ContextRequest = request(args).map_err(bad)?;
+            Ok(to_json(&scry_query::context(ctx, &req)?))
+        }
         "usage" => {
             // Only the reports: `statusline` reads stdin, which is the MCP transport here.
             let pick = |name: &str, accepted: &[&str]| -> Result<Option<String>, QueryError> {
