@@ -14,7 +14,6 @@
 //! ([`scry_sources::aider_in_cwds`]).
 
 use std::collections::BTreeSet;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -161,11 +160,11 @@ fn scan(catalog: &Catalog, files: &[&SourceFile], cwds: &mut BTreeSet<String>) {
                 let Ok(source) = catalog.source(file.provider) else {
                     continue;
                 };
-                let cwd = catch_unwind(AssertUnwindSafe(|| {
+                let cwd = scry_source::guard::catch(|| {
                     source
                         .probe_cwd(file)
                         .or_else(|| source.scan_header(file).ok()?.cwd)
-                }));
+                });
                 if let (Ok(Some(c)), Ok(mut set)) = (cwd, found.lock()) {
                     set.insert(c);
                 }

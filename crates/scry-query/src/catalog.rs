@@ -6,11 +6,11 @@
 //! scans are independent, mostly I/O plus JSON decoding, and the result is sorted afterwards so
 //! the output does not depend on scheduling.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use scry_model::{ErrorCode, Header, ProviderId, Warning, WarningKind};
+use scry_source::guard::{self, Failure};
 use scry_source::{Source, SourceError, SourceFile};
 use scry_sources::{discover_excluding, registry, resolve, resolve_id, source_for, Exclusions};
 
@@ -243,22 +243,10 @@ impl Catalog {
         let source = self
             .source(file.provider)
             .map_err(|_| Warning::at(WarningKind::Other, "no provider", &file.path, None))?;
-        struct Discard;
-        impl scry_source::EventSink for Discard {
-            fn event(&mut self, _: scry_model::Event) {}
-            fn warning(&mut self, _: Warning) {}
-        }
-        let mut sink = Discard;
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let mut out = scry_source::Emitter::new(&mut sink);
-            let mut header = source.parse_into(file, &mut out)?;
-            out.finish_header(&mut header);
-            Ok::<Header, SourceError>(header)
-        }));
-        match outcome {
-            Ok(Ok(h)) => Ok(h),
-            Ok(Err(e)) => Err(source_warning(&e, file)),
-            Err(_) => Err(Warning::at(
+        match guard::parse(source, file, &mut Discard) {
+            Ok(h) => Ok(h),
+            Err(Failure::Source(e)) => Err(source_warning(&e, file)),
+            Err(Failure::Panic(_)) => Err(Warning::at(
                 WarningKind::Other,
                 format!("the {} reader crashed on this file", file.provider),
                 &file.path,
@@ -271,16 +259,15 @@ impl Catalog {
         let source = self
             .source(file.provider)
             .map_err(|_| Warning::at(WarningKind::Other, "no provider", &file.path, None))?;
-        let outcome = catch_unwind(AssertUnwindSafe(|| source.scan_header(file)));
-        match outcome {
-            Ok(Ok(mut h)) => {
+        match guard::scan_header(source, file) {
+            Ok(mut h) => {
                 if h.updated.is_none() {
                     complete_times(source, file, &mut h);
                 }
                 Ok(h)
             }
-            Ok(Err(e)) => Err(source_warning(&e, file)),
-            Err(_) => Err(Warning::at(
+            Err(Failure::Source(e)) => Err(source_warning(&e, file)),
+            Err(Failure::Panic(_)) => Err(Warning::at(
                 WarningKind::Other,
                 format!("the {} reader crashed on this file", file.provider),
                 &file.path,
@@ -318,19 +305,7 @@ pub fn keep(ex: &Exclusions, file: &SourceFile, mut header: Header) -> Option<En
 /// session once through a discarding sink so `list` can sort and filter by time. Times only come
 /// from the records; nothing is invented when the parse finds none.
 fn complete_times(source: &dyn Source, file: &SourceFile, h: &mut Header) {
-    struct Discard;
-    impl scry_source::EventSink for Discard {
-        fn event(&mut self, _: scry_model::Event) {}
-        fn warning(&mut self, _: Warning) {}
-    }
-    let mut sink = Discard;
-    let parsed = catch_unwind(AssertUnwindSafe(|| {
-        let mut out = scry_source::Emitter::new(&mut sink);
-        let mut full = source.parse_into(file, &mut out).ok()?;
-        out.finish_header(&mut full);
-        Some(full)
-    }));
-    if let Ok(Some(full)) = parsed {
+    if let Ok(full) = guard::parse(source, file, &mut Discard) {
         if let Some(t) = full.created {
             h.touch(t);
         }
@@ -341,6 +316,14 @@ fn complete_times(source: &dyn Source, file: &SourceFile, h: &mut Header) {
             h.add_model(m);
         }
     }
+}
+
+/// A sink that drops what it is sent (a parse read for its header only).
+struct Discard;
+
+impl scry_source::EventSink for Discard {
+    fn event(&mut self, _: scry_model::Event) {}
+    fn warning(&mut self, _: Warning) {}
 }
 
 /// The [`SourceFile`] discovery gave for a source the index holds: its stat data as last

@@ -447,8 +447,7 @@ fn parse_all(catalog: &Catalog, files: &[SourceFile]) -> Vec<Session> {
         let Ok(source) = catalog.source(file.provider) else {
             continue;
         };
-        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| source.parse(file)));
-        if let Ok(Ok(mut s)) = parsed {
+        if let Ok(Ok(mut s)) = scry_source::guard::catch(|| source.parse(file)) {
             let ex = catalog.exclusions();
             if ex.has_projects()
                 && s.header

@@ -1,10 +1,9 @@
 //! Reading one session: resolve the reference, then stream its events through a sink so memory
 //! stays bounded by what the sink keeps (SPEC P6).
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use scry_model::{ErrorCode, Event, Header, Warning};
-use scry_source::{Emitter, EventSink, SourceFile};
+use scry_source::guard::{self, Failure};
+use scry_source::{EventSink, SourceFile};
 
 use crate::catalog::Catalog;
 use crate::error::{QueryError, QueryResult};
@@ -94,21 +93,17 @@ impl Opened {
         let mut rest = crate::indexed::SkipSink::new(sink, skip);
         let sink: &mut dyn EventSink = &mut rest;
         let source = self.catalog.source(self.file.provider)?;
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let mut out = Emitter::new(sink);
-            let mut header = source.parse_into(&self.file, &mut out)?;
-            out.finish_header(&mut header);
-            Ok::<Header, scry_source::SourceError>(header)
-        }));
-        match outcome {
-            Ok(Ok(mut header)) => {
+        match guard::parse(source, &self.file, sink) {
+            Ok(mut header) => {
                 if header.sources.is_empty() {
                     header.sources.push(self.file.path.clone());
                 }
                 Ok(header)
             }
-            Ok(Err(e)) => Err(QueryError::new(ErrorCode::CorruptSession, e.to_string())),
-            Err(_) => Err(QueryError::new(
+            Err(Failure::Source(e)) => {
+                Err(QueryError::new(ErrorCode::CorruptSession, e.to_string()))
+            }
+            Err(Failure::Panic(_)) => Err(QueryError::new(
                 ErrorCode::CorruptSession,
                 format!(
                     "the {} reader crashed on {}",

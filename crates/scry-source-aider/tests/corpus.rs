@@ -3,14 +3,14 @@
 //! lines (launch headers, prompts, `/run` lines, SEARCH/REPLACE blocks), edits as file writes
 //! with their `Applied edit` results, no tokens, the CJK prompt; and the bounded discovery walk.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use scry_model::{EventKind, LineageKind, Session};
 use scry_source::{Env, Source};
 use scry_source_aider::{AiderSource, HISTORY_FILE};
 
 fn home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real/home")
+    scry_testkit::corpus().join("real/home")
 }
 
 fn history() -> PathBuf {

@@ -18,7 +18,7 @@ use scry_source_antigravity::AntigravitySource;
 use serde_json::json;
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/third-party/antigravity")
+    scry_testkit::corpus().join("third-party/antigravity")
 }
 
 fn count(s: &Session, kind: EventKind) -> usize {

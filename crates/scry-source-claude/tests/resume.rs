@@ -6,7 +6,6 @@
 //! compaction, duplicated lines, titles, and bytes read.
 
 mod common;
-mod law;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,6 +14,7 @@ use common::{corpus, jsonl_files, source_file};
 use scry_model::EventKind;
 use scry_source::{Source, SourceFile};
 use scry_source_claude::ClaudeSource;
+use scry_testkit::law;
 use serde_json::json;
 
 fn demo() -> PathBuf {
@@ -57,6 +57,8 @@ fn the_law_holds_on_every_corpus_and_demo_file() {
     for path in all_files() {
         let bytes = std::fs::read(&path).unwrap();
         let t = law::check(&ClaudeSource, &path, &|p| source_file(p), &cuts(&bytes), 3);
+        // Claude always resumes from its own points: a refusal is a failure here.
+        assert_eq!(t.refused, 0, "{}", path.display());
         files += 1;
         total.cuts += t.cuts;
         total.resumed += t.resumed;
@@ -254,6 +256,7 @@ fn split_messages_pairing_compaction_titles_and_duplicates_resume_exactly() {
     cuts.sort_unstable();
     let t = law::check(&ClaudeSource, &path, &make, &cuts, 3);
     assert_eq!(t.cuts, cuts.len());
+    assert_eq!(t.refused, 0);
     assert!(t.resumed >= 10, "{t:?}");
     // The whole session once more, with the facts the state must carry visible in it.
     let s = ClaudeSource.parse(&make(&path)).unwrap();
@@ -322,6 +325,7 @@ fn a_resume_reads_only_from_the_point_and_the_point_sits_before_the_open_answer(
         .unwrap();
     let before = scry_source::jsonl::thread_bytes_read();
     let got = law::resume(&ClaudeSource, &file, &indexed);
+    assert!(!got.refused);
     let read = scry_source::jsonl::thread_bytes_read() - before;
     let grown = (text.len() + extra.len()) as u64;
     assert_eq!(read, grown - p.offset, "only the bytes after the point");

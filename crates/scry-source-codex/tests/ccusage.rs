@@ -27,7 +27,7 @@
 //! |.payload.response_id'` over both files: 0 in common), and the file holds no copied parent
 //! history (no second `session_meta`; the spawn used `fork_turns: "none"`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use scry_source::Source;
 use scry_source_codex::CodexSource;
@@ -46,15 +46,13 @@ fn totals(path: PathBuf) -> (u64, u64, u64, u64, u64) {
 }
 
 fn real(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/real/home/.codex/sessions/2026/11/30")
+    scry_testkit::corpus()
+        .join("real/home/.codex/sessions/2026/11/30")
         .join(name)
 }
 
 fn third_party(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/third-party/codex")
-        .join(name)
+    scry_testkit::corpus().join("third-party/codex").join(name)
 }
 
 #[test]

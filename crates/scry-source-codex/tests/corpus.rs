@@ -22,10 +22,7 @@ use std::path::{Path, PathBuf};
 use scry_model::{EventKind, LineageKind, Session, SessionKind, TitleSource, WarningKind};
 use scry_source::{Source, SourceFile};
 use scry_source_codex::CodexSource;
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
+use scry_testkit::corpus;
 
 fn real(name: &str) -> PathBuf {
     corpus()

@@ -9,13 +9,10 @@ use std::path::{Path, PathBuf};
 use scry_model::{ProviderId, TitleSource};
 use scry_source::{Env, Source};
 use scry_source_codex::CodexSource;
+use scry_testkit::corpus;
 
 const MAIN: &str = "rollout-2026-11-30T14-52-34-01a22cf1-805d-7161-bbbc-a2414caa5633.jsonl";
 const MAIN_ID: &str = "01a22cf1-805d-7161-bbbc-a2414caa5633";
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
 
 fn real_main() -> PathBuf {
     corpus()

@@ -2,7 +2,6 @@
 //! `cargo test --release -p scry-source-codex --test perf -- --ignored --nocapture`).
 
 use std::io::Write;
-use std::path::Path;
 use std::time::Instant;
 
 use scry_model::{Event, Warning};
@@ -33,9 +32,7 @@ fn peak_rss_kb() -> u64 {
 #[test]
 #[ignore]
 fn large_rollout_streams() {
-    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "../../../shared/corpus/real/home/.codex/sessions/2026/11/30/rollout-2026-11-30T14-52-34-01a22cf1-805d-7161-bbbc-a2414caa5633.jsonl",
-    );
+    let real = scry_testkit::corpus().join("real/home/.codex/sessions/2026/11/30/rollout-2026-11-30T14-52-34-01a22cf1-805d-7161-bbbc-a2414caa5633.jsonl");
     let text = std::fs::read_to_string(real).unwrap();
     let mut lines = text.lines();
     let first = lines.next().unwrap();

@@ -5,19 +5,14 @@
 //! that crosses the point: repeated token totals, receipts before and after their result,
 //! pairing, `session_meta` / `turn_context` facts, a fork's copied parent history, mirrors.
 
-mod law;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use scry_model::EventKind;
 use scry_source::{Source, SourceFile};
 use scry_source_codex::CodexSource;
+use scry_testkit::{corpus, law};
 use serde_json::{json, Value};
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
 
 fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
     if let Ok(rd) = std::fs::read_dir(dir) {
@@ -83,6 +78,8 @@ fn the_law_holds_on_every_corpus_and_demo_rollout() {
     for path in all_files() {
         let bytes = std::fs::read(&path).unwrap();
         let t = law::check(&CodexSource, &path, &make, &cuts(&bytes), 5);
+        // Codex always resumes from its own points: a refusal is a failure here.
+        assert_eq!(t.refused, 0, "{}", path.display());
         files += 1;
         total.cuts += t.cuts;
         total.resumed += t.resumed;
@@ -280,6 +277,7 @@ fn tokens_receipts_pairing_forks_and_titles_resume_exactly() {
     }
     cuts.sort_unstable();
     let t = law::check(&CodexSource, &path, &make, &cuts, 5);
+    assert_eq!(t.refused, 0);
     assert!(t.resumed >= 8, "{t:?}");
     let s = CodexSource.parse(&make(&path)).unwrap();
     assert_eq!(s.header.title.as_deref(), Some("Renamed"));
@@ -355,6 +353,7 @@ fn a_resume_reads_only_the_bytes_after_the_point() {
         .unwrap();
     let before = scry_source::jsonl::thread_bytes_read();
     let got = law::resume(&CodexSource, &file, &indexed);
+    assert!(!got.refused);
     let read = scry_source::jsonl::thread_bytes_read() - before;
     assert_eq!(read, extra.len() as u64);
     let want = CodexSource.parse(&file).unwrap();

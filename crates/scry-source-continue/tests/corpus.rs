@@ -4,7 +4,7 @@
 //! mapping (`cat missing.txt` errored with exit 1, `false` stored as `done` stays unknown),
 //! times from `sessions.json` and the mtime, and the CJK prompt.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use scry_model::{EventKind, Session, TitleSource};
 use scry_source::{Env, Source};
@@ -12,7 +12,7 @@ use scry_source_continue::ContinueSource;
 use serde_json::Value;
 
 fn home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real/home")
+    scry_testkit::corpus().join("real/home")
 }
 
 fn sessions() -> Vec<(Value, Session)> {

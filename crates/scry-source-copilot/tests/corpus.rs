@@ -23,7 +23,7 @@ const LONG: &str = "f596c862-f63a-4ce1-a6b7-43eb7ab0fa00";
 const SHORT: &str = "3d3522bb-747f-4805-a27f-58abaa6acff5";
 
 fn home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real/home")
+    scry_testkit::corpus().join("real/home")
 }
 
 fn log(id: &str) -> PathBuf {

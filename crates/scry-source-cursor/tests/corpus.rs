@@ -13,7 +13,7 @@ use scry_source::{Env, Source};
 use scry_source_cursor::CursorSource;
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/third-party/cursor")
+    scry_testkit::corpus().join("third-party/cursor")
 }
 
 fn count(s: &Session, kind: EventKind) -> usize {

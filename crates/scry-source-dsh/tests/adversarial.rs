@@ -9,9 +9,7 @@ use scry_source::{Source, SourceFile};
 use scry_source_dsh::DshSource;
 
 fn real_file() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "../../../shared/corpus/real/home/.dsh/sessions/--home-dev-more-work-proj-dsh--/session-585b2c35-c272-448a-9521-a2d8028fa1c4/session.jsonl.zstd",
-    )
+    scry_testkit::corpus().join("real/home/.dsh/sessions/--home-dev-more-work-proj-dsh--/session-585b2c35-c272-448a-9521-a2d8028fa1c4/session.jsonl.zstd")
 }
 
 fn parse_bytes(dir: &Path, bytes: &[u8]) -> scry_model::Session {

@@ -13,15 +13,10 @@
 //! of the records listed in the `compaction/summary.shadowedSeqs` arrays (a different route
 //! than the reader's own surface fold).
 
-use std::path::{Path, PathBuf};
-
 use scry_model::{EventKind, LineageKind, Session, SessionKind, Surface, TitleSource};
 use scry_source::{Env, Source};
 use scry_source_dsh::DshSource;
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
+use scry_testkit::corpus;
 
 fn count(s: &Session, kind: EventKind) -> usize {
     s.events.iter().filter(|e| e.kind == kind).count()

@@ -8,15 +8,12 @@
 //! `tokens` as input − cached + tool, output + thoughts, cached, thoughts; exit codes = shell
 //! outputs containing a line `Exit Code: N`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use scry_model::{EventKind, Session, SessionKind, Surface, TitleSource};
 use scry_source::{Env, Source};
 use scry_source_gemini::GeminiSource;
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
+use scry_testkit::corpus;
 
 fn count(s: &Session, kind: EventKind) -> usize {
     s.events.iter().filter(|e| e.kind == kind).count()

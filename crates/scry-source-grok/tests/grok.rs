@@ -17,7 +17,7 @@ use scry_source_grok::GrokSource;
 use serde_json::json;
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/third-party/grok")
+    scry_testkit::corpus().join("third-party/grok")
 }
 
 fn count(s: &Session, kind: EventKind) -> usize {

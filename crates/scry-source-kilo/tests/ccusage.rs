@@ -11,7 +11,7 @@
 //! `output - reasoning` is compared, and `reasoning` against the `session` row. ccusage's
 //! `totalTokens` does include the reasoning, so it equals scry's total.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use scry_model::TokenUsage;
 use scry_source::{Env, Source};
@@ -19,7 +19,7 @@ use scry_source_kilo::KiloSource;
 use serde_json::Value;
 
 fn home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real/home")
+    scry_testkit::corpus().join("real/home")
 }
 
 #[test]

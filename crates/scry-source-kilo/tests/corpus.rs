@@ -25,7 +25,7 @@ const CHILD: &str = "ses_dcc4fd7bdffebAeAbYG85FAU2O";
 const CJK: &str = "ses_dcc4cdd9affe7t35agMQZeWqAT";
 
 fn real() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real")
+    scry_testkit::corpus().join("real")
 }
 
 fn home() -> PathBuf {

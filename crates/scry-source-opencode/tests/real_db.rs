@@ -23,7 +23,7 @@ const MAIN: &str = "ses_dd2c91f2cffe1k0KCFlrrjigz1";
 const CHILD: &str = "ses_dd2c8efc8ffelh9gXm5tKzPycT";
 
 fn home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real/home")
+    scry_testkit::corpus().join("real/home")
 }
 
 fn files() -> Vec<SourceFile> {

@@ -6,14 +6,14 @@
 //! `state.time.end - start`, `tokens` of the `step-finish` part and of the message.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use scry_model::{EventKind, Session};
 use scry_source::{Env, Source};
 use scry_source_opencode::OpencodeSource;
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/third-party/opencode")
+    scry_testkit::corpus().join("third-party/opencode")
 }
 
 fn parse(rel: &str) -> Session {

@@ -8,15 +8,12 @@
 //! whose text ends with `Command exited with code 1`.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use scry_model::{EventKind, Session, SessionKind, Surface, TitleSource, WarningKind};
 use scry_source::{Env, Source};
 use scry_source_pi::PiSource;
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
+use scry_testkit::corpus;
 
 fn count(s: &Session, kind: EventKind) -> usize {
     s.events.iter().filter(|e| e.kind == kind).count()

@@ -4,17 +4,12 @@
 //! chained. A continuation along the active branch resumes; a jump back in the tree (which
 //! changes which earlier entries are abandoned) is refused and parsed whole.
 
-mod law;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use scry_source::{Emitter, Source, SourceFile};
 use scry_source_pi::PiSource;
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
+use scry_testkit::{corpus, law};
 
 fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
     if let Ok(rd) = std::fs::read_dir(dir) {

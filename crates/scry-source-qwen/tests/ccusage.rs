@@ -24,14 +24,14 @@
 //!   them (log-only `compression_request` events), and with them and the subagent file the
 //!   session's figures equal Qwen's own last `usage_record.jsonl` line for the session.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use scry_model::{Session, TokenUsage};
 use scry_source::{Env, Source};
 use scry_source_qwen::QwenSource;
 
 fn home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real/home")
+    scry_testkit::corpus().join("real/home")
 }
 
 fn session(id: &str) -> Session {

@@ -2,7 +2,7 @@
 //! expected counts are taken from the raw records by this test itself (JSON lines, counted by
 //! `type` / parts), so they are independent of the provider's mapping.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use scry_model::{EventKind, Session, SessionKind, Surface, TitleSource};
 use scry_source::{collect, Env, Source, SourceFile};
@@ -10,7 +10,7 @@ use scry_source_qwen::{ParseStats, QwenSource};
 use serde_json::Value;
 
 fn home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real/home")
+    scry_testkit::corpus().join("real/home")
 }
 
 const MAIN: &str = "4106c652-5ce3-4ae6-a2cd-65c5cd0e4ab1";

@@ -4,6 +4,8 @@
 //! ([`time`]) and small JSON accessors ([`json`]); with the `sqlite` feature, read-only SQLite
 //! stores read through their live `-wal` (`sqlite`).
 //!
+//! Callers run a provider's parse through [`guard`], which turns a panic in it into a value.
+//!
 //! Providers that can continue an append-only file from a safe point implement
 //! [`Source::resume_support`] / [`Source::parse_into_from`] (see [`resume`]).
 //!
@@ -13,6 +15,7 @@
 mod emit;
 mod env;
 mod error;
+pub mod guard;
 pub mod json;
 pub mod jsonl;
 pub mod lines;

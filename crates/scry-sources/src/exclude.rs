@@ -21,7 +21,7 @@ use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
 use scry_model::{ProviderId, Warning, WarningKind};
-use scry_source::{Discovery, Env, Source, SourceFile};
+use scry_source::{guard, Discovery, Env, Source, SourceFile};
 use serde::Serialize;
 
 use crate::ProviderDiscovery;
@@ -316,23 +316,14 @@ pub fn discover_excluding(
         .map(|s| {
             // A provider whose discovery panics (a bug) must not take the others down: its
             // roots are still listed, with the panic as a warning.
-            let mut discovery =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.discover(env)))
-                    .unwrap_or_else(|payload| Discovery {
-                        roots: std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            s.roots(env)
-                        }))
-                        .unwrap_or_default(),
-                        files: Vec::new(),
-                        warnings: vec![Warning::new(
-                            WarningKind::Other,
-                            format!(
-                                "{} discovery panicked (a bug in scry): {}",
-                                s.id(),
-                                crate::doctor::panic_text(payload.as_ref())
-                            ),
-                        )],
-                    });
+            let mut discovery = guard::catch(|| s.discover(env)).unwrap_or_else(|text| Discovery {
+                roots: guard::catch(|| s.roots(env)).unwrap_or_default(),
+                files: Vec::new(),
+                warnings: vec![Warning::new(
+                    WarningKind::Other,
+                    format!("{} discovery panicked (a bug in scry): {}", s.id(), text),
+                )],
+            });
             let files = std::mem::take(&mut discovery.files);
             discovery.files = exclusions.partition(files).0;
             ProviderDiscovery {

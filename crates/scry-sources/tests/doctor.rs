@@ -13,8 +13,8 @@ use scry_sources::doctor::{ProviderHealth, RootHealth, UnknownRecordCount};
 use scry_sources::{doctor, registry, render_text, Exclusions};
 
 fn real_home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/real/home")
+    scry_testkit::corpus()
+        .join("real/home")
         .canonicalize()
         .expect("corpus real/home")
 }
@@ -410,7 +410,7 @@ fn broken_sources_are_reported_and_the_others_parse() {
 /// (gemini).
 #[test]
 fn older_releases_parse() {
-    let older = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real-older");
+    let older = scry_testkit::corpus().join("real-older");
     let cases = [
         ("claude-1.0.71", ProviderId::Claude, 5),
         ("codex-0.1.2505291658", ProviderId::Codex, 2),

@@ -14,8 +14,8 @@ use scry_sources::{
 };
 
 fn real_home() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/real/home")
+    scry_testkit::corpus()
+        .join("real/home")
         .canonicalize()
         .expect("corpus real/home")
 }

@@ -47,7 +47,7 @@ const BLIND_BY_LAYOUT: &[&str] = &["antigravity"];
 
 #[test]
 fn no_provider_detects_another_agents_files() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    let corpus = scry_testkit::corpus();
     let mut owned: Vec<(&'static str, PathBuf)> = Vec::new();
     for section in ["third-party", "real/home", "real-older", "real/wal"] {
         let entries = std::fs::read_dir(corpus.join(section)).expect("corpus section");

@@ -3,8 +3,7 @@
 //! unknown parameter / route), the OpenAPI document against the live routes, redaction, and a
 //! request log without query strings. Servers bind port 0 (other test runs share the machine).
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -23,34 +22,7 @@ pub struct Server {
     _db: tempfile::TempDir,
 }
 
-/// One HTTP response.
-#[derive(Debug)]
-pub struct Resp {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: String,
-}
-
-impl Resp {
-    /// The body as JSON.
-    pub fn json(&self) -> Value {
-        serde_json::from_str(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {} {}", self.status, self.body))
-    }
-    /// The error code of a JSON error body.
-    pub fn code(&self) -> String {
-        self.json()["error"]["code"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string()
-    }
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
+pub use scry_testkit::http::Resp;
 
 impl Server {
     /// Starts `scry serve --port 0 <args>` with `HOME=home` and a fresh index.
@@ -85,39 +57,8 @@ impl Server {
 
     /// Any request; `headers` may override `Host`.
     pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)]) -> Resp {
-        let mut s = TcpStream::connect(&self.addr).expect("connect");
-        s.set_read_timeout(Some(Duration::from_secs(120))).ok();
-        let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-            req.push_str(&format!("Host: {}\r\n", self.addr));
-        }
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        if method != "GET" && method != "HEAD" {
-            req.push_str("Content-Length: 0\r\n");
-        }
-        req.push_str("\r\n");
-        s.write_all(req.as_bytes()).expect("send");
-        let mut raw = Vec::new();
-        s.read_to_end(&mut raw).expect("read");
-        let text = String::from_utf8_lossy(&raw).into_owned();
-        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-        let mut lines = head.lines();
-        let status = lines
-            .next()
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(0);
-        let headers = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-            .collect();
-        Resp {
-            status,
-            headers,
-            body: body.to_string(),
-        }
+        scry_testkit::http::request(&self.addr, method, path, headers, Duration::from_secs(120))
+            .expect("request")
     }
 }
 

@@ -2,8 +2,7 @@
 //! stderr separator, the exit status), redact machine-specific paths, and write small
 //! Claude-shaped session files.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::Duration;
@@ -32,24 +31,8 @@ pub fn announced_addr(child: &mut Child) -> String {
 /// the server closes or `timeout` passes: (status, head, body), status 0 when nothing usable
 /// came back (no connection, nothing sent, no status line).
 pub fn http_get(addr: &str, path: &str, timeout: Duration) -> (u16, String, String) {
-    let Ok(mut s) = TcpStream::connect(addr) else {
-        return (0, String::new(), String::new());
-    };
-    s.set_read_timeout(Some(timeout)).ok();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    if s.write_all(req.as_bytes()).is_err() {
-        return (0, String::new(), String::new());
-    }
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (status, head.to_string(), body.to_string())
+    let r = scry_testkit::http::get(addr, path, timeout);
+    (r.status, r.head, r.body)
 }
 
 /// What one run printed.
@@ -132,9 +115,7 @@ pub fn redact(text: &str, home: &Path) -> String {
 }
 
 /// The shared corpus directory.
-pub fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
+pub use scry_testkit::corpus;
 
 /// Every session uri `list --kind all --json` reports for a home (demo when `demo`).
 pub fn all_uris(home: &Path, demo: bool) -> Vec<String> {

@@ -6,9 +6,7 @@ use scry_model::{ProviderId, Session};
 use scry_source::{Env, Source};
 
 /// `../shared/corpus` beside the repository.
-pub fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
+pub use scry_testkit::corpus;
 
 /// Every provider in the registry.
 pub fn providers() -> Vec<Box<dyn Source>> {

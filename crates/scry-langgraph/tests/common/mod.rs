@@ -6,9 +6,7 @@ pub mod fixture;
 use std::path::PathBuf;
 
 /// `../shared/corpus` beside the repository.
-pub fn corpus() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
+pub use scry_testkit::corpus;
 
 /// The hand-built LangGraph database.
 pub fn langgraph_db() -> PathBuf {

@@ -26,11 +26,10 @@
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use scry_model::{Event, Warning};
-use scry_source::{file_stat, Emitter, EventSink, ResumePoint};
+use scry_source::{file_stat, EventSink, ResumePoint};
 use xxhash_rust::xxh3::Xxh3;
 
 use super::SurfaceScan;
@@ -303,11 +302,7 @@ fn read_new(
 fn direct(opened: &Opened, rp: Option<&ResumePoint>, sink: &mut Tail<'_>) -> QueryResult<()> {
     if let Some(rp) = rp {
         let source = opened.catalog.source(opened.file.provider)?;
-        let resumed = catch_unwind(AssertUnwindSafe(|| {
-            let mut out = Emitter::resumed(sink, &rp.emitter);
-            source.parse_into_from(&opened.file, rp, &mut out).is_ok()
-        }));
-        if matches!(resumed, Ok(true)) {
+        if scry_source::guard::parse_from(source, &opened.file, rp, sink).is_ok() {
             return Ok(());
         }
         sink.rows.clear();

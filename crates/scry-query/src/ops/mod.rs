@@ -20,11 +20,10 @@ pub mod jobs;
 pub mod trace;
 pub mod workspace;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use scry_facts::{Facts, ReferenceCandidate};
 use scry_model::{ErrorCode, Event, Header, Session, Warning};
-use scry_source::{Emitter, SourceFile};
+use scry_source::guard::{self, Failure};
+use scry_source::SourceFile;
 use serde::Serializer;
 
 use crate::catalog::Catalog;
@@ -119,20 +118,16 @@ pub fn read_file(catalog: &Catalog, file: &SourceFile) -> QueryResult<Session> {
     let source = catalog.source(file.provider)?;
     let mut events: Vec<Event> = Vec::new();
     let mut warnings: Vec<Warning> = Vec::new();
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let mut sink = FnSink {
-            on_event: |e: Event| events.push(e),
-            on_warning: |w: Warning| warnings.push(w),
-        };
-        let mut out = Emitter::new(&mut sink);
-        let mut header = source.parse_into(file, &mut out)?;
-        out.finish_header(&mut header);
-        Ok::<Header, scry_source::SourceError>(header)
-    }));
-    let mut header = match outcome {
-        Ok(Ok(h)) => h,
-        Ok(Err(e)) => return Err(QueryError::new(ErrorCode::CorruptSession, e.to_string())),
-        Err(_) => {
+    let mut sink = FnSink {
+        on_event: |e: Event| events.push(e),
+        on_warning: |w: Warning| warnings.push(w),
+    };
+    let mut header = match guard::parse(source, file, &mut sink) {
+        Ok(h) => h,
+        Err(Failure::Source(e)) => {
+            return Err(QueryError::new(ErrorCode::CorruptSession, e.to_string()))
+        }
+        Err(Failure::Panic(_)) => {
             return Err(QueryError::new(
                 ErrorCode::CorruptSession,
                 format!(

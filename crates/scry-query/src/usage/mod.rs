@@ -15,12 +15,12 @@ pub mod report;
 pub mod statusline;
 
 use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use scry_model::{
     ErrorCode, Event, Header, ProviderId, SessionKind, Timestamp, TokenUsage, Warning,
 };
-use scry_source::{Emitter, EventSink, SourceFile};
+use scry_source::guard::{self, Failure};
+use scry_source::SourceFile;
 
 use crate::catalog::Catalog;
 use crate::error::{QueryError, QueryResult};
@@ -205,21 +205,14 @@ fn read_one(
             None,
         )
     })?;
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let mut sink = FnSink {
-            on_event: |e: Event| requests.extend(Request::of(&e)),
-            on_warning: |_w: Warning| {},
-        };
-        let sink: &mut dyn EventSink = &mut sink;
-        let mut out = Emitter::new(sink);
-        let mut header = source.parse_into(file, &mut out)?;
-        out.finish_header(&mut header);
-        Ok::<Header, scry_source::SourceError>(header)
-    }));
-    match outcome {
-        Ok(Ok(h)) => Ok((h, requests)),
-        Ok(Err(e)) => Err(crate::catalog::source_warning(&e, file)),
-        Err(_) => Err(Warning::at(
+    let mut sink = FnSink {
+        on_event: |e: Event| requests.extend(Request::of(&e)),
+        on_warning: |_w: Warning| {},
+    };
+    match guard::parse(source, file, &mut sink) {
+        Ok(h) => Ok((h, requests)),
+        Err(Failure::Source(e)) => Err(crate::catalog::source_warning(&e, file)),
+        Err(Failure::Panic(_)) => Err(Warning::at(
             scry_model::WarningKind::CorruptRecord,
             format!(
                 "the {} reader crashed on {}",

@@ -9,9 +9,7 @@ use scry_source::{Source, SourceFile};
 use scry_source_claude::ClaudeSource;
 
 /// `../shared/corpus` beside the repository.
-pub fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
+pub use scry_testkit::corpus;
 
 /// The real 2.1.332 project directory.
 pub fn real_project() -> PathBuf {

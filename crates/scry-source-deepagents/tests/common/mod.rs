@@ -2,16 +2,15 @@
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use scry_model::{EventKind, Session};
 use scry_source::{Env, Source, SourceFile};
 use scry_source_deepagents::DeepagentsSource;
 
 /// `../shared/corpus` beside the repository.
-pub fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
+#[allow(unused_imports)]
+pub use scry_testkit::corpus;
 
 /// Every source discovered in `env`.
 pub fn discover(env: &Env) -> Vec<SourceFile> {

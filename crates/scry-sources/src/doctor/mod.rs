@@ -14,15 +14,14 @@
 mod render;
 mod unknown;
 
-use std::any::Any;
 use std::collections::{BTreeMap, HashSet};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use scry_model::{Event, ProviderId, Warning, WarningKind};
-use scry_source::{Emitter, Env, EventSink, Source, SourceFile};
+use scry_source::guard::{self, Failure};
+use scry_source::{Env, EventSink, Source, SourceFile};
 use serde::Serialize;
 
 use crate::exclude::{Excluded, Exclusions, ExclusionsSummary};
@@ -274,11 +273,11 @@ fn provider_health(env: &Env, source: &dyn Source, ex: &Exclusions) -> ProviderH
     if h.excluded {
         return h;
     }
-    let discovery = match catch_unwind(AssertUnwindSafe(|| source.discover(env))) {
+    let discovery = match guard::catch(|| source.discover(env)) {
         Ok(d) => d,
-        Err(payload) => {
-            h.roots = catch_unwind(AssertUnwindSafe(|| roots(source, env))).unwrap_or_default();
-            h.discovery_panic = Some(panic_message(payload.as_ref()));
+        Err(text) => {
+            h.roots = guard::catch(|| roots(source, env)).unwrap_or_default();
+            h.discovery_panic = Some(panicked(&text));
             h.elapsed_ms = ms(start);
             return h;
         }
@@ -379,16 +378,12 @@ fn check_file(source: &dyn Source, file: &SourceFile, ex: &Exclusions) -> FileCh
     let t0 = Instant::now();
     let mut tally = Tally::default();
     let mut sink = CountingSink::new(&mut tally);
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let mut out = Emitter::new(&mut sink);
-        source.parse_into(file, &mut out).map(|_| ())
-    }));
-    let events = sink.events;
-    let outcome = match outcome {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err((e.to_string(), false)),
-        Err(payload) => Err((panic_message(payload.as_ref()), true)),
+    let outcome = match guard::parse(source, file, &mut sink) {
+        Ok(_) => Ok(()),
+        Err(Failure::Source(e)) => Err((e.to_string(), false)),
+        Err(Failure::Panic(text)) => Err((panicked(&text), true)),
     };
+    let events = sink.events;
     FileCheck::Parsed {
         outcome,
         events,
@@ -486,9 +481,7 @@ fn project_after_header(
     if !ex.has_projects() || file.cwd_hint.is_some() {
         return None;
     }
-    let header = catch_unwind(AssertUnwindSafe(|| source.scan_header(file)))
-        .ok()?
-        .ok()?;
+    let header = guard::scan_header(source, file).ok()?;
     let project = ex.project_of(header.cwd.as_deref()?)?;
     Some(Excluded::Project(project.to_path_buf()))
 }
@@ -509,17 +502,8 @@ fn failed(file: &SourceFile, error: String, panicked: bool) -> FailedFile {
     }
 }
 
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    format!("panicked: {}", panic_text(payload))
-}
-
-/// The text a panic carried.
-pub(crate) fn panic_text(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic with a non-text payload".to_string())
+fn panicked(text: &str) -> String {
+    format!("panicked: {text}")
 }
 
 fn ms(since: Instant) -> f64 {

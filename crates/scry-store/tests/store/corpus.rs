@@ -9,9 +9,7 @@ use scry_model::Session;
 use scry_source::{Env, Source, SourceFile};
 use scry_store::{RefreshOptions, SessionFilter, Store};
 
-pub fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
+pub use scry_testkit::corpus;
 
 /// Every home directory of the corpus (real, real-older eras, the Deep Agents home).
 fn homes() -> Vec<PathBuf> {

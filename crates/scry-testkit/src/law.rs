@@ -5,8 +5,10 @@
 //! The file under test is copied to a temporary directory that mirrors its surroundings with
 //! symlinks (siblings, the session's side directories, three levels up), so sibling lookups and
 //! side files behave as at the original place; prefixes are written at the same path.
-
-#![allow(dead_code)]
+//!
+//! A provider that refuses to resume is parsed whole (as the index does) and the refusal is
+//! counted ([`Indexed::refused`], [`Tally::refused`]): a provider that must always resume from
+//! its own points asserts that count is zero.
 
 use std::path::{Path, PathBuf};
 
@@ -16,9 +18,13 @@ use scry_source::{Emitter, EventSink, ResumePoint, Source, SourceFile};
 /// A sink that keeps everything and the last resume point.
 #[derive(Default)]
 pub struct Keep {
+    /// Events received.
     pub events: Vec<Event>,
+    /// Warnings received.
     pub warnings: Vec<Warning>,
+    /// The last resume point offered.
     pub point: Option<ResumePoint>,
+    /// Resume points offered.
     pub points: usize,
 }
 
@@ -41,8 +47,12 @@ impl EventSink for Keep {
 /// A parse as the index holds it: the session and its last resume point.
 #[derive(Debug, Clone)]
 pub struct Indexed {
+    /// The session as stored.
     pub session: Session,
+    /// The point a later parse continues from.
     pub point: Option<ResumePoint>,
+    /// The provider refused to resume and the session was parsed whole.
+    pub refused: bool,
 }
 
 /// A full parse with resume points requested.
@@ -64,6 +74,7 @@ pub fn full(src: &dyn Source, file: &SourceFile) -> Indexed {
             warnings: sink.warnings,
         },
         point: sink.point,
+        refused: false,
     }
 }
 
@@ -83,7 +94,12 @@ pub fn resume(src: &dyn Source, file: &SourceFile, prev: &Indexed) -> Indexed {
                 h
             }
             // A refusal: the index parses the file whole instead.
-            Err(_) => return full(src, file),
+            Err(_) => {
+                return Indexed {
+                    refused: true,
+                    ..full(src, file)
+                }
+            }
         }
     };
     let mut events = prev.session.events[..p.emitter.events as usize].to_vec();
@@ -97,6 +113,7 @@ pub fn resume(src: &dyn Source, file: &SourceFile, prev: &Indexed) -> Indexed {
             warnings,
         },
         point: sink.point.or_else(|| prev.point.clone()),
+        refused: false,
     }
 }
 
@@ -172,6 +189,8 @@ pub struct Tally {
     pub torn: usize,
     /// Bytes the resumed parses read, against bytes a full parse would have read.
     pub resume_bytes: u64,
+    /// Resumes the provider refused (parsed whole instead), fresh and chained.
+    pub refused: usize,
 }
 
 /// Checks the law for one file at `cuts` (byte offsets; mid-line ones are torn prefixes),
@@ -205,6 +224,7 @@ pub fn check(
         }
         let before = scry_source::jsonl::thread_bytes_read();
         let got = resume(src, &file, &prefix);
+        tally.refused += usize::from(got.refused);
         if prefix.point.is_some() {
             tally.resume_bytes += scry_source::jsonl::thread_bytes_read() - before;
         }
@@ -223,6 +243,7 @@ pub fn check(
             None => full(src, &file),
             Some(prev) => resume(src, &file, prev),
         });
+        tally.refused += usize::from(state.as_ref().is_some_and(|s| s.refused));
         let direct = full(src, &file).session;
         assert_session_eq(
             &state.as_ref().unwrap().session,
