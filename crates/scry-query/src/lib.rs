@@ -46,6 +46,7 @@ pub mod progress;
 pub mod raw;
 pub mod read;
 pub mod render;
+pub mod resume;
 pub mod search;
 pub mod selection;
 pub mod session_read;

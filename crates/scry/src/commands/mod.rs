@@ -25,6 +25,7 @@ mod serve;
 mod show;
 mod skill;
 mod trace;
+mod tui;
 mod turn;
 mod turns;
 mod usage;
@@ -99,6 +100,8 @@ pub enum Command {
     Man(man::ManArgs),
     /// Show the config file's path and the effective settings, or edit it (--edit)
     Config(config::ConfigArgs),
+    /// Browse, search and read sessions in a full-screen terminal UI
+    Tui(tui::TuiArgs),
 }
 
 /// What a command prints: its output on stdout, and notes for people (warnings, "more
@@ -166,6 +169,7 @@ pub fn run(ctx: &Ctx, command: &Command) -> CliResult<Output> {
         Command::Completions(args) => completions::run(ctx, args),
         Command::Man(args) => man::run(ctx, args),
         Command::Config(args) => config::run(ctx, args),
+        Command::Tui(args) => tui::run(ctx, args),
     }
 }
 
