@@ -53,6 +53,7 @@ pub mod progress;
 pub mod raw;
 pub mod read;
 pub mod render;
+pub mod resume;
 pub mod search;
 pub mod selection;
 pub mod session_read;

@@ -43,6 +43,7 @@ mod skill;
 mod sources;
 mod stream_rss;
 mod timed;
+mod tui;
 mod usage;
 mod util;
 mod watch;

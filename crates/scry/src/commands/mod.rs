@@ -25,6 +25,7 @@ mod serve;
 mod show;
 mod skill;
 mod trace;
+mod tui;
 mod turn;
 mod turns;
 mod usage;
@@ -100,6 +101,8 @@ pub enum Command {
     Man(man::ManArgs),
     /// Show the config file's path and the effective settings, or edit it (--edit)
     Config(config::ConfigArgs),
+    /// Browse, search and read sessions in a full-screen terminal UI
+    Tui(tui::TuiArgs),
 }
 
 /// Runs `command` and returns what to print.
@@ -137,6 +140,7 @@ pub fn run(ctx: &Ctx, command: &Command, grammar: fn() -> clap::Command) -> CliR
         Command::Completions(args) => completions::run(ctx, args),
         Command::Man(args) => man::run(ctx, args, grammar()),
         Command::Config(args) => config::run(ctx, args),
+        Command::Tui(args) => tui::run(ctx, args),
     }
 }
 
