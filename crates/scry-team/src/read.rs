@@ -177,14 +177,17 @@ impl Row {
     }
 
     /// What tells two listed sessions apart in a report: uri and primary source.
-    fn ident(h: &Header) -> (String, Option<PathBuf>) {
+    fn ident(h: &Header) -> Ident {
         (h.uri.clone(), h.sources.first().cloned())
     }
 }
 
 /// The machines (and fingerprints) of the rows, to be taken in report order: a report holds
 /// headers only, and two machines may hold the very same session (same uri and path).
-struct Tags(HashMap<(String, Option<PathBuf>), VecDeque<(String, String)>>);
+struct Tags(HashMap<Ident, VecDeque<(String, String)>>);
+
+/// A listed session's uri and primary source ([`Row::ident`]).
+type Ident = (String, Option<PathBuf>);
 
 impl Tags {
     fn of(rows: &[Row]) -> Tags {
@@ -337,7 +340,7 @@ pub fn list(
     let rows = store.listed(machine, &providers)?;
     let mut tags = Tags::of(&rows);
     let entries: Vec<Entry> = rows.iter().map(Row::entry).collect();
-    let fingerprints: HashMap<(String, Option<PathBuf>), String> = rows
+    let fingerprints: HashMap<Ident, String> = rows
         .iter()
         .map(|r| (Row::ident(&r.header), r.fingerprint.clone()))
         .collect();
