@@ -208,7 +208,7 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
     warnings.append(&mut listed.warnings);
 
     let mut marks: HashMap<std::path::PathBuf, crate::archive::Mark> = HashMap::new();
-    let mut entries: Vec<Entry> = std::mem::take(&mut listed.entries)
+    let entries: Vec<Entry> = std::mem::take(&mut listed.entries)
         .into_iter()
         .chain(archived.into_iter().map(|(e, m)| {
             if let Some(p) = e.header.sources.first() {
@@ -216,46 +216,123 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
             }
             e
         }))
-        .filter(|e| scope.contains(e.header.cwd.as_deref()))
-        .filter(|e| since.is_none_or(|s| e.header.updated.is_some_and(|u| u >= s)))
         .collect();
-    // Ties (one session id in two files) by source path, so the order never depends on which
-    // sessions came from the index and which were parsed.
-    entries.sort_by(|a, b| {
-        b.header
-            .updated
-            .cmp(&a.header.updated)
-            .then_with(|| a.header.uri.cmp(&b.header.uri))
-            .then_with(|| a.file.path.cmp(&b.file.path))
-    });
-    let ids: Vec<String> = entries.iter().map(|e| e.header.id.clone()).collect();
-    let (rows, hidden) = fold(entries, q.kind);
-    let total = rows.len();
-    let next_cursor = next_cursor(key, offset, q.limit, total);
-    let rows: Vec<SessionRow> = rows
-        .into_iter()
-        .skip(offset)
-        .take(q.limit)
-        .map(|(entry, children)| {
-            let entry = listed.full(entry);
-            SessionRow {
-                fingerprint: crate::fingerprint_text(&entry.file.path),
-                size: entry.file.size,
-                header: entry.header,
-                children,
-            }
-        })
-        .collect();
-    Ok(SessionList {
-        rows,
-        ids,
-        total,
+    let page = Page {
+        query: q,
+        scope: &scope,
+        since,
         offset,
-        hidden,
-        warnings,
-        next_cursor,
-        archived: marks,
-    })
+        key,
+    };
+    let mut list = page.assemble(entries, warnings, |entry| {
+        let entry = listed.full(entry);
+        let fingerprint = crate::fingerprint_text(&entry.file.path);
+        (entry, fingerprint)
+    });
+    list.archived = marks;
+    Ok(list)
+}
+
+/// A list page over entries gathered elsewhere (the team store, issue 22): the query, its
+/// parsed scope and time, the page's offset and the cursor key ([`Page::of`]).
+#[derive(Debug)]
+pub struct Page<'a> {
+    /// The query.
+    pub query: &'a ListQuery,
+    /// Its scope.
+    pub scope: &'a Scope,
+    /// Its `--since` time.
+    pub since: Option<Timestamp>,
+    /// Rows before this page (from the cursor).
+    pub offset: usize,
+    /// What the cursor binds.
+    pub key: u64,
+}
+
+impl<'a> Page<'a> {
+    /// Parses `q`'s scope and `--since` and checks its cursor, as [`list`] does; `scope` is
+    /// where the parsed scope is kept.
+    pub fn of(ctx: &Context, q: &'a ListQuery, scope: &'a mut Scope) -> QueryResult<Page<'a>> {
+        if q.limit == 0 {
+            return Err(QueryError::usage(
+                ErrorCode::InvalidPageSize,
+                "--limit must be at least 1",
+            ));
+        }
+        *scope = Scope::parse(q.scope.as_deref(), q.global, &ctx.cwd, ctx.demo, !ctx.demo)?;
+        filter::providers(q.provider.as_deref())?;
+        let since = match &q.since {
+            Some(s) => Some(filter::since(s, Timestamp::now())?),
+            None => None,
+        };
+        let key = query_key(q, scope);
+        let offset = match &q.cursor {
+            Some(c) => Cursor::decode(c)?.check("list", 0, key)?.unit,
+            None => 0,
+        };
+        Ok(Page {
+            query: q,
+            scope,
+            since,
+            offset,
+            key,
+        })
+    }
+
+    /// The page of `entries` (every session of the providers asked, any scope): filtered by
+    /// scope and time, sorted newest first, folded per the kind filter, then cut to the page;
+    /// `finish` completes a listed entry and gives its fingerprint.
+    pub fn assemble(
+        &self,
+        entries: Vec<Entry>,
+        warnings: Vec<Warning>,
+        mut finish: impl FnMut(Entry) -> (Entry, String),
+    ) -> SessionList {
+        let (q, scope, since, offset, key) =
+            (self.query, self.scope, self.since, self.offset, self.key);
+        let mut entries: Vec<Entry> = entries
+            .into_iter()
+            .filter(|e| scope.contains(e.header.cwd.as_deref()))
+            .filter(|e| since.is_none_or(|s| e.header.updated.is_some_and(|u| u >= s)))
+            .collect();
+        // Ties (one session id in two files) by source path, so the order never depends on
+        // which sessions came from the index and which were parsed.
+        entries.sort_by(|a, b| {
+            b.header
+                .updated
+                .cmp(&a.header.updated)
+                .then_with(|| a.header.uri.cmp(&b.header.uri))
+                .then_with(|| a.file.path.cmp(&b.file.path))
+        });
+        let ids: Vec<String> = entries.iter().map(|e| e.header.id.clone()).collect();
+        let (rows, hidden) = fold(entries, q.kind);
+        let total = rows.len();
+        let next_cursor = next_cursor(key, offset, q.limit, total);
+        let rows: Vec<SessionRow> = rows
+            .into_iter()
+            .skip(offset)
+            .take(q.limit)
+            .map(|(entry, children)| {
+                let (entry, fingerprint) = finish(entry);
+                SessionRow {
+                    fingerprint,
+                    size: entry.file.size,
+                    header: entry.header,
+                    children,
+                }
+            })
+            .collect();
+        SessionList {
+            rows,
+            ids,
+            total,
+            offset,
+            hidden,
+            warnings,
+            next_cursor,
+            archived: HashMap::new(),
+        }
+    }
 }
 
 /// The list an SQL page answers (no archived rows: those are merged on the other path).

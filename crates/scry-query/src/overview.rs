@@ -38,6 +38,23 @@ pub struct Overview {
 pub fn overview(ctx: &Context, reference: &str) -> QueryResult<Overview> {
     let opened = session_read::open(ctx, reference)?;
     let fingerprint = crate::fingerprint_text(&opened.file.path);
+    overview_from(
+        ctx,
+        |sink| opened.stream(sink),
+        fingerprint,
+        opened.availability(),
+    )
+}
+
+/// The overview of the session `stream` delivers (it streams the events and warnings into the
+/// sink and returns the completed header): [`overview`] over any store (the team store, issue
+/// 22), with the fingerprint and availability the caller knows.
+pub fn overview_from(
+    ctx: &Context,
+    stream: impl FnOnce(&mut dyn EventSink) -> QueryResult<Header>,
+    fingerprint: String,
+    availability: Availability,
+) -> QueryResult<Overview> {
     let mut stats = Stats::default();
     let mut fold = LedgerFold::for_card();
     let mut warnings: Vec<Warning> = Vec::new();
@@ -52,7 +69,7 @@ pub fn overview(ctx: &Context, reference: &str) -> QueryResult<Overview> {
             },
             on_warning: |w: Warning| warnings.push(w),
         };
-        opened.stream(&mut sink)?
+        stream(&mut sink)?
     };
     for w in warnings {
         stats.warning(w);
@@ -63,7 +80,7 @@ pub fn overview(ctx: &Context, reference: &str) -> QueryResult<Overview> {
         stats,
         card,
         fingerprint,
-        availability: opened.availability(),
+        availability,
         cost,
     })
 }

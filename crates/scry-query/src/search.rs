@@ -343,7 +343,8 @@ fn leased(
 
 /// Maps a store error onto a query error on one line: the regex engine's multi-line message
 /// keeps its last line, the reason.
-fn store_error(e: &scry_store::StoreError) -> QueryError {
+/// A store error as a query error.
+pub fn store_error(e: &scry_store::StoreError) -> QueryError {
     let msg = e.to_string();
     let msg = match msg.lines().count() {
         0 | 1 => msg,
@@ -357,7 +358,8 @@ fn store_error(e: &scry_store::StoreError) -> QueryError {
 }
 
 /// Names the offending query in an invalid-query error.
-fn with_query(mut e: QueryError, req: &SearchRequest) -> QueryError {
+/// `e` with the regex named when the query was one (the message of an invalid regex).
+pub fn with_query(mut e: QueryError, req: &SearchRequest) -> QueryError {
     if e.code == ErrorCode::InvalidQuery && req.mode == SearchMode::Regex {
         e.message = e.message.replacen(
             "invalid query:",
@@ -368,7 +370,9 @@ fn with_query(mut e: QueryError, req: &SearchRequest) -> QueryError {
     e
 }
 
-fn request(
+/// The engine request `q` asks for (filters, mode, page); public for the team store
+/// (issue 22), which runs it with [`search_direct`] over its candidate sessions.
+pub fn request(
     ctx: &Context,
     q: &SearchQuery,
     providers: &[scry_model::ProviderId],

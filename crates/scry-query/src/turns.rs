@@ -139,6 +139,22 @@ fn skeleton(mut e: Event) -> Event {
 pub fn turns(ctx: &Context, reference: &str, keep_chars: usize) -> QueryResult<TurnsDir> {
     let opened = session_read::open(ctx, reference)?;
     let fingerprint = crate::fingerprint_text(&opened.file.path);
+    turns_from(
+        |sink| opened.stream(sink),
+        keep_chars,
+        fingerprint,
+        opened.availability(),
+    )
+}
+
+/// The turn directory of the session `stream` delivers ([`turns`] over any store: the team
+/// store, issue 22), with the fingerprint and availability the caller knows.
+pub fn turns_from(
+    stream: impl FnOnce(&mut dyn scry_source::EventSink) -> QueryResult<Header>,
+    keep_chars: usize,
+    fingerprint: String,
+    availability: Availability,
+) -> QueryResult<TurnsDir> {
     let mut rows: Vec<TurnRow> = Vec::new();
     let mut warnings: Vec<Warning> = Vec::new();
     let mut skeletons: Vec<Event> = Vec::new();
@@ -161,7 +177,7 @@ pub fn turns(ctx: &Context, reference: &str, keep_chars: usize) -> QueryResult<T
             },
             on_warning: |w| warnings.push(w),
         };
-        opened.stream(&mut sink)?
+        stream(&mut sink)?
     };
     let ledgers = fold.finish(&header);
     let mut sums: BTreeMap<u32, TurnMarks> = rows
@@ -192,7 +208,7 @@ pub fn turns(ctx: &Context, reference: &str, keep_chars: usize) -> QueryResult<T
         sums,
         warnings,
         fingerprint,
-        availability: opened.availability(),
+        availability,
     })
 }
 

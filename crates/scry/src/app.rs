@@ -118,6 +118,7 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
         json: cli.global.json,
         color,
         query,
+        store: cli.global.store.clone().filter(|s| !s.is_empty()),
     })
 }
 

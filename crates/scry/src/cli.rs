@@ -52,6 +52,16 @@ pub struct GlobalArgs {
     /// Leave out sessions whose working directory is in this subtree (repeatable).
     #[arg(long = "exclude-project", value_name = "DIR", global = true)]
     pub exclude_project: Vec<String>,
+    /// Read from a team store (`postgres://…`, filled by `scry push`) instead of this machine's
+    /// sessions: list, show, turns and search.
+    #[arg(
+        long,
+        global = true,
+        env = "SCRY_STORE",
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    pub store: Option<String>,
 }
 
 /// The full grammar, with the dynamic completers attached: every session reference (the `id`

@@ -12,6 +12,8 @@ pub struct Ctx {
     pub color: bool,
     /// Where and how sessions are read (shared with the HTTP API and every other front end).
     pub query: scry_query::Context,
+    /// The team store to read from instead (`--store` / `SCRY_STORE`, issue 22).
+    pub store: Option<String>,
 }
 
 impl std::ops::Deref for Ctx {

@@ -42,6 +42,7 @@ mod resume;
 mod skill;
 mod sources;
 mod stream_rss;
+mod team;
 mod timed;
 mod tui;
 mod usage;

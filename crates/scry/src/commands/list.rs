@@ -40,10 +40,16 @@ pub struct ListArgs {
     /// `index --prune` (marked "deleted <date>"; `--kind all` includes them too)
     #[arg(long)]
     pub archived: bool,
+    /// With --store: only this machine's sessions
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
 }
 
 /// Runs `scry list`.
 pub fn run(ctx: &Ctx, args: &ListArgs) -> CliResult<Output> {
+    if let Some(url) = &ctx.store {
+        return super::team::list(ctx, url, args);
+    }
     let list = scry_query::list(ctx, &args.query())?;
     if ctx.json {
         return Ok(crate::output::json_out(&list.to_json()).into());
@@ -96,7 +102,7 @@ fn short_id(id: &str, all: &[String]) -> String {
     id.chars().take(len).collect()
 }
 
-fn text(list: &SessionList, global: bool, s: Style) -> Output {
+pub(super) fn text(list: &SessionList, global: bool, s: Style) -> Output {
     let (rows, ids, hidden, warnings) = (&list.rows, &list.ids, list.hidden, &list.warnings);
     let mut out = String::new();
     let mut notes = String::new();

@@ -19,11 +19,13 @@ mod loaded;
 mod man;
 mod mcp;
 mod prune;
+mod push;
 mod resume;
 mod search;
 mod serve;
 mod show;
 mod skill;
+mod team;
 mod trace;
 mod tui;
 mod turn;
@@ -78,6 +80,8 @@ pub enum Command {
     Search(search::SearchArgs),
     /// Back-fill the index (progress bar on a terminal) and print what was done
     Index(index::IndexArgs),
+    /// Mirror this machine's index into a team store on PostgreSQL (only changed sessions)
+    Push(push::PushArgs),
     /// Serve the read-only HTTP JSON API (loopback; bearer token; OpenAPI at /openapi.json)
     Serve(serve::ServeArgs),
     /// Serve read-only tools to agents over MCP (stdio): bounded, paged, cited, redacted
@@ -129,6 +133,7 @@ pub fn run(ctx: &Ctx, command: &Command, grammar: fn() -> clap::Command) -> CliR
         Command::Inspect(args) => inspect::run(ctx, args),
         Command::Search(args) => search::run(ctx, args),
         Command::Index(args) => index::run(ctx, args),
+        Command::Push(args) => push::run(ctx, args),
         Command::Serve(args) => serve::run(ctx, args),
         Command::Mcp(args) => mcp::run(ctx, args),
         Command::Skill(args) => skill::run(ctx, args),

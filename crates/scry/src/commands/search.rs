@@ -78,6 +78,9 @@ pub struct SearchArgs {
     /// default, marked "deleted <date>")
     #[arg(long)]
     pub live_only: bool,
+    /// With --store: only this machine's sessions
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
 }
 
 /// `--operator`.
@@ -151,6 +154,9 @@ impl SearchArgs {
 
 /// Runs `scry search`.
 pub fn run(ctx: &Ctx, args: &SearchArgs) -> CliResult<Output> {
+    if let Some(url) = &ctx.store {
+        return super::team::search(ctx, url, args);
+    }
     let result = scry_query::search(ctx, &args.query())?;
     if ctx.json {
         return Ok(crate::output::json_out(&result.to_json()).into());
@@ -158,7 +164,7 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> CliResult<Output> {
     Ok(text(&result, Style::new(ctx.color), ctx.color))
 }
 
-fn text(result: &scry_query::SearchResult, s: Style, color: bool) -> Output {
+pub(super) fn text(result: &scry_query::SearchResult, s: Style, color: bool) -> Output {
     let r = &result.response;
     let mut out = String::new();
     for (i, sh) in r.sessions.iter().enumerate() {

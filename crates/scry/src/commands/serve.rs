@@ -78,7 +78,8 @@ pub fn options(args: &ServeArgs) -> CliResult<(IpAddr, ApiOptions)> {
 
 /// Runs `scry serve` until interrupted.
 pub fn run(ctx: &Ctx, args: &ServeArgs) -> CliResult<Output> {
-    let (ip, opts) = options(args)?;
+    let (ip, mut opts) = options(args)?;
+    opts.store.clone_from(&ctx.store);
     let app = http::serve_router(ctx.query.clone(), opts);
     // Keeps the index current while serving (stopped and its lease released on return).
     let _watcher = super::watch::in_process(ctx, "serve");

@@ -24,6 +24,9 @@ pub struct ShowArgs {
 
 /// Runs `scry show`.
 pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
+    if let Some(url) = &ctx.store {
+        return super::team::show(ctx, url, args);
+    }
     let ov = scry_query::overview(ctx, &args.id)?;
     if ctx.json {
         return Ok(crate::output::json_out(&ov.to_json()).into());
@@ -50,7 +53,13 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
     Ok(out.into())
 }
 
-fn text(h: &Header, st: &Stats, o: &Overview, cost: &scry_query::usage::Cost, s: Style) -> String {
+pub(super) fn text(
+    h: &Header,
+    st: &Stats,
+    o: &Overview,
+    cost: &scry_query::usage::Cost,
+    s: Style,
+) -> String {
     let mut out = Vec::new();
     let field = |name: &str, value: String| format!("{:<10}{value}", name);
     out.push(s.bold(&format!(

@@ -10,7 +10,7 @@ use scry_model::ErrorCode;
 use scry_query::{KindFilter, ListQuery};
 
 use super::Output;
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 
 /// Arguments of `scry tui`.

@@ -23,6 +23,9 @@ pub struct TurnsArgs {
 /// Runs `scry turns`.
 pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
     let keep = if ctx.json { KEEP_JSON } else { KEEP_TEXT };
+    if let Some(url) = &ctx.store {
+        return super::team::turns(ctx, url, args, keep);
+    }
     let dir = scry_query::turns(ctx, &args.id, keep)?;
     if ctx.json {
         return Ok(crate::output::json_out(&dir.to_json()).into());
@@ -36,7 +39,7 @@ pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
     ))
 }
 
-fn text(
+pub(super) fn text(
     h: &Header,
     rows: &[TurnRow],
     sums: &BTreeMap<u32, TurnMarks>,

@@ -45,6 +45,8 @@ pub struct ApiOptions {
     pub allowed_hosts: Vec<String>,
     /// Log each request on stderr.
     pub log: bool,
+    /// Answer the session routes from this team store (`serve --store`, issue 22).
+    pub store: Option<String>,
 }
 
 impl ApiOptions {
@@ -71,6 +73,7 @@ impl ApiOptions {
             reveal,
             allowed_hosts,
             log: true,
+            store: None,
         }
     }
 }

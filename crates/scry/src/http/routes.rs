@@ -297,6 +297,10 @@ async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
             cursor: p.get("cursor"),
             archived: p.flag("archived")?,
         };
+        if let Some(url) = &api.opts.store {
+            let mut store = scry_team::read::Store::open(url)?;
+            return Ok(scry_team::read::list(&api.ctx, &mut store, &q, None)?.to_json());
+        }
         Ok(scry_query::list(&api.ctx, &q)?.to_json())
     })
     .await
@@ -304,6 +308,10 @@ async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
 
 async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}", raw, move |api, _| {
+        if let Some(url) = &api.opts.store {
+            let mut store = scry_team::read::Store::open(url)?;
+            return Ok(scry_team::read::overview(&api.ctx, &mut store, &id_of(id)?)?.to_json());
+        }
         Ok(scry_query::overview(&api.ctx, &id_of(id)?)?.to_json())
     })
     .await
@@ -311,6 +319,10 @@ async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 
 async fn turns(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/turns", raw, move |api, _| {
+        if let Some(url) = &api.opts.store {
+            let mut store = scry_team::read::Store::open(url)?;
+            return Ok(scry_team::read::turns(&mut store, &id_of(id)?, KEEP_JSON)?.to_json());
+        }
         Ok(scry_query::turns(&api.ctx, &id_of(id)?, KEEP_JSON)?.to_json())
     })
     .await
@@ -447,6 +459,10 @@ async fn search(State(api): State<Arc<Api>>, raw: Raw) -> Response {
             cursor: p.get("cursor"),
             live_only: p.flag("live_only")?,
         };
+        if let Some(url) = &api.opts.store {
+            let mut store = scry_team::read::Store::open(url)?;
+            return Ok(scry_team::read::search(&api.ctx, &mut store, &q, None)?.to_json());
+        }
         Ok(scry_query::search(&api.ctx, &q)?.to_json())
     })
     .await

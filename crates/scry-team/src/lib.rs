@@ -1,0 +1,23 @@
+//! A team archive of scry sessions on PostgreSQL (issue 22): each machine pushes its local
+//! index ([`push::push`]), every front end can read the shared store ([`read`]) and gets the
+//! same report types as from the local index, each session carrying its `machine`.
+//!
+//! - [`connect`]: one connection from a `postgres://` URL; failures are one line naming host,
+//!   database and cause (refused, authentication, unknown database), never a panic. TLS is not
+//!   built in yet: `sslmode=disable` and `prefer` (which then talks plain TCP) work,
+//!   `sslmode=require` is refused with a clear line.
+//! - [`schema`]: the tables, versioned by [`schema::SCHEMA_VERSION`], created and migrated by
+//!   the pusher; readers only check the version, so a read-only role is enough for them.
+//! - [`push`]: mirrors the local index, one transaction per session, only changed sessions.
+//! - [`read`]: list, show, turns, turn, search, ledgers and usage from the team store.
+//! - [`cluster`]: a private PostgreSQL cluster for tests (initdb in a temporary directory).
+
+pub mod cluster;
+pub mod connect;
+pub mod push;
+pub mod read;
+pub mod schema;
+mod stored;
+
+pub use connect::{connect, Target};
+pub use push::{push, PushOptions, PushReport};
