@@ -62,6 +62,7 @@ pub(crate) fn page(
         // A read transaction has nothing to keep.
         let _ = store.connection().execute_batch("COMMIT");
     }
+    store.save_list_counts();
     out
 }
 
@@ -90,6 +91,7 @@ pub(crate) fn leased_page(store: &Store, spec: &ListSpec, ask: &Ask<'_>) -> Opti
     if began {
         let _ = store.connection().execute_batch("COMMIT");
     }
+    store.save_list_counts();
     out
 }
 
