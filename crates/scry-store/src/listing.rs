@@ -347,7 +347,12 @@ impl Store {
     /// such sources directly, for their warnings.
     pub fn list_failed(&self, spec: &ListSpec) -> Result<bool> {
         let mut q = Sql::default();
-        q.push("SELECT count(*) FROM files f WHERE f.error IS NOT NULL AND f.live = 1 AND ");
+        // `INDEXED BY`: left to itself SQLite reads every file under the roots through the
+        // path index (and each row for its `error`), ~30 ms on 20,000 files.
+        q.push(
+            "SELECT count(*) FROM files f INDEXED BY files_failed
+             WHERE f.error IS NOT NULL AND f.live = 1 AND ",
+        );
         q.under("f.path", &spec.roots);
         q.push(" AND ");
         spec.providers_in(&mut q, "f");
