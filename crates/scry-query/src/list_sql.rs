@@ -65,6 +65,7 @@ pub(crate) fn page(
         // A read transaction has nothing to keep.
         store.end_read();
     }
+    store.save_list_counts();
     out
 }
 
@@ -96,6 +97,7 @@ pub(crate) fn leased_page(
     if began {
         store.end_read();
     }
+    store.save_list_counts();
     out
 }
 

@@ -154,20 +154,27 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let mut req = request(ctx, q, &providers)?;
     let scope = Scope::parse(q.scope.as_deref(), q.global, &ctx.cwd, true, !ctx.demo)?;
     // Under a watcher's lease a search across sessions asks the index alone: no discovery.
-    // The leased path covers live sessions only, so it answers when archived ones are left
-    // out (`--live-only`) or the index holds none.
+    // Archived sessions (unless `--live-only`) come from the index on every path; they are
+    // added to the watched set as the discovering path adds them to the discovered files.
     let mut store = indexed::open(ctx)?;
     if q.session.is_none() {
         if let Some(s) = store
             .as_ref()
             .filter(|s| crate::lease::leased(ctx, *s, &providers))
-            .filter(|s| q.live_only || crate::archive::rows(&ctx.exclusions, *s).is_empty())
         {
-            // The filter as the other paths set it (a cursor binds it): the listed sources are
-            // live ones anyway.
+            // The filter as the other paths set it (a cursor binds it).
             req.filter.live = q.live_only.then_some(true);
-            if let Some(response) = leased(ctx, s, &scope, &providers, &mut req)? {
-                return Ok(result(response, None, &Default::default()));
+            let archived = if q.live_only {
+                Vec::new()
+            } else {
+                crate::archive::rows(&ctx.exclusions, s)
+            };
+            if let Some(response) = leased(ctx, s, &scope, &providers, &mut req, &archived)? {
+                let gone = archived
+                    .iter()
+                    .map(|(row, f)| (f.path.clone(), row.deleted()))
+                    .collect();
+                return Ok(result(response, None, &gone));
             }
         }
     }
@@ -301,16 +308,17 @@ fn result(
 }
 
 /// A search across sessions under a watcher's lease: over the live sessions of the watched
-/// roots as `store` holds them ([`crate::lease::spec`]), in SQL when no exclusion needs a
-/// file's path or project, else over the catalog the index holds with the exclusions applied.
-/// `Ok(None)` when the index cannot answer (the caller discovers and refreshes as without a
-/// lease); an invalid query is an error either way.
+/// roots as `store` holds them ([`crate::lease::spec`]) and the `archived` ones, in SQL when
+/// no exclusion needs a file's path or project, else over the catalog the index holds with
+/// the exclusions applied. `Ok(None)` when the index cannot answer (the caller discovers and
+/// refreshes as without a lease); an invalid query is an error either way.
 fn leased(
     ctx: &Context,
     store: &scry_store::Store,
     scope: &Scope,
     providers: &[scry_model::ProviderId],
     req: &mut SearchRequest,
+    archived: &[(scry_store::ArchivedRow, SourceFile)],
 ) -> QueryResult<Option<SearchResponse>> {
     let ex = &ctx.exclusions;
     let answer = if !ex.has_projects() && ex.summary().paths.is_empty() {
@@ -321,7 +329,8 @@ fn leased(
         let Some(spec) = crate::lease::spec(ctx, providers, dirs, None) else {
             return Ok(None);
         };
-        store.search_listed(req, &spec)
+        let also: Vec<i64> = archived.iter().map(|(row, _)| row.sid).collect();
+        store.search_listed(req, &spec, &also)
     } else {
         let Some(catalog) = Catalog::from_index(ctx, store, providers) else {
             return Ok(None);
@@ -330,6 +339,7 @@ fn leased(
             .files
             .into_iter()
             .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
+            .chain(archived.iter().map(|(_, f)| f.clone()))
             .collect();
         store.search_sources(req, &indexed::kept_files(ex, store, &files))
     };

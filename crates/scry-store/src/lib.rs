@@ -66,6 +66,7 @@ pub mod grams;
 mod ingest;
 mod integrity;
 mod lease;
+mod listcache;
 mod listing;
 mod lookup;
 mod read;
@@ -131,6 +132,8 @@ pub struct Store {
     versions: LayerVersions,
     /// How long a writer waits for another's lock ([`Store::set_busy_timeout`]).
     busy_wait: std::cell::Cell<std::time::Duration>,
+    /// `list` counts read in a snapshot, stored after it ([`Store::save_list_counts`]).
+    pending_counts: listcache::Pending,
 }
 
 impl std::fmt::Debug for Store {
@@ -205,6 +208,7 @@ impl Store {
             path: path.to_path_buf(),
             versions,
             busy_wait: std::cell::Cell::new(BUSY_TIMEOUT),
+            pending_counts: listcache::Pending::default(),
         };
         // Archived sessions have no source to rebuild from: read before a schema change drops
         // the tables, written back after (issue 20).

@@ -174,6 +174,20 @@ fn page_sql(spec: &ListSpec, mode: ListMode, want: usize) -> Sql {
     q
 }
 
+/// The count of every row of `mode` (the list's total).
+fn total_sql(spec: &ListSpec, mode: ListMode) -> Sql {
+    let mut q = Sql::default();
+    q.push("SELECT count(*) FROM sessions s CROSS JOIN files f WHERE ");
+    spec.listed(&mut q, "s", "f");
+    q.push(" AND ");
+    spec.row(&mut q, "s", mode);
+    q
+}
+
+/// Candidate blocks of a leased search up to which only their sessions are asked whether
+/// they are listed ([`Store::search_listed`]); above, every listed sid is read.
+const LISTED_CANDIDATES_MAX: usize = 4096;
+
 /// The kinds that are roots of folding.
 const ROOTS: &str = "('main', 'exec')";
 
@@ -293,29 +307,52 @@ impl Store {
     /// holds exactly them.
     /// Without a scope only the files' fingerprint index is read (every file row with a `sid`
     /// has its session row).
+    ///
+    /// Stored like [`Store::list_counts`] (then [`Store::save_list_counts`] is due).
     pub fn list_members(&self, spec: &ListSpec) -> Result<usize> {
-        let mut q = Sql::default();
-        if spec.scope.is_some() {
-            q.push("SELECT count(*) FROM sessions s CROSS JOIN files f WHERE ");
-            spec.member(&mut q, "s", "f");
-        } else {
-            q.push(
-                "SELECT count(*) FROM files f INDEXED BY files_fingerprint
-                 WHERE f.sid IS NOT NULL AND f.live = 1 AND ",
-            );
-            q.under("f.path", &spec.roots);
-            q.push(" AND ");
-            spec.providers_in(&mut q, "f");
+        let q = members_sql(spec);
+        let key = crate::listcache::key(&q.text, &q.params);
+        let outer = self.conn.is_autocommit();
+        let (n, _) = self.snapshot(|| {
+            self.counted(key, || Ok((self.sql_count(&q, "count listed sources")?, 0)))
+        })?;
+        if outer {
+            self.save_list_counts();
         }
-        self.sql_count(&q, "count listed sources")
+        Ok(n)
     }
+}
 
+/// The count of `spec`'s members ([`Store::list_members`]).
+fn members_sql(spec: &ListSpec) -> Sql {
+    let mut q = Sql::default();
+    if spec.scope.is_some() {
+        q.push("SELECT count(*) FROM sessions s CROSS JOIN files f WHERE ");
+        spec.member(&mut q, "s", "f");
+    } else {
+        q.push(
+            "SELECT count(*) FROM files f INDEXED BY files_fingerprint
+                 WHERE f.sid IS NOT NULL AND f.live = 1 AND ",
+        );
+        q.under("f.path", &spec.roots);
+        q.push(" AND ");
+        spec.providers_in(&mut q, "f");
+    }
+    q
+}
+
+impl Store {
     /// Whether a live source under `spec`'s roots, of its providers, failed its last parse
     /// (read through the partial index of failed files: no scan when none did). `list` parses
     /// such sources directly, for their warnings.
     pub fn list_failed(&self, spec: &ListSpec) -> Result<bool> {
         let mut q = Sql::default();
-        q.push("SELECT count(*) FROM files f WHERE f.error IS NOT NULL AND f.live = 1 AND ");
+        // `INDEXED BY`: left to itself SQLite reads every file under the roots through the
+        // path index (and each row for its `error`), ~30 ms on 20,000 files.
+        q.push(
+            "SELECT count(*) FROM files f INDEXED BY files_failed
+             WHERE f.error IS NOT NULL AND f.live = 1 AND ",
+        );
         q.under("f.path", &spec.roots);
         q.push(" AND ");
         spec.providers_in(&mut q, "f");
@@ -324,12 +361,30 @@ impl Store {
 
     /// The rows of `mode` over every page (`total`) and the sessions folding hides (exec runs
     /// and the children folded under them).
+    ///
+    /// Without `--since` the counts are stored with the index's write generation
+    /// ([`crate::listcache`]): while nothing is written, a later call of the same query reads
+    /// them back instead of counting. Call [`Store::save_list_counts`] after the read
+    /// transaction this runs in (done here when it runs in none).
     pub fn list_counts(&self, spec: &ListSpec, mode: ListMode) -> Result<(usize, usize)> {
-        let mut q = Sql::default();
-        q.push("SELECT count(*) FROM sessions s CROSS JOIN files f WHERE ");
-        spec.listed(&mut q, "s", "f");
-        q.push(" AND ");
-        spec.row(&mut q, "s", mode);
+        if spec.since.is_some() {
+            return self.count_rows(spec, mode);
+        }
+        let outer = self.conn.is_autocommit();
+        let counted = self.snapshot(|| {
+            let q = total_sql(spec, mode);
+            let key = crate::listcache::key(&q.text, &q.params);
+            self.counted(key, || self.count_rows(spec, mode))
+        })?;
+        if outer {
+            self.save_list_counts();
+        }
+        Ok(counted)
+    }
+
+    /// [`Store::list_counts`] counted over the rows.
+    fn count_rows(&self, spec: &ListSpec, mode: ListMode) -> Result<(usize, usize)> {
+        let q = total_sql(spec, mode);
         let total = self.sql_count(&q, "count list rows")?;
         if mode != ListMode::Fold {
             return Ok((total, 0));
@@ -549,15 +604,64 @@ impl Store {
             .map_err(fail("read listed sessions"))
     }
 
-    /// [`Store::search`] over the sessions of `spec`'s discovered set ([`Store::list_sids`]),
-    /// in one read snapshot: a search under a watcher's lease, with no discovery.
+    /// Which of the sessions `sids` belong to `spec`'s discovered set (as
+    /// [`Store::list_sids`] says), asked of them alone: indexed lookups, a few hundred at a
+    /// time.
+    fn listed_among(&self, spec: &ListSpec, sids: &[i64]) -> Result<HashSet<i64>> {
+        let mut out = HashSet::with_capacity(sids.len());
+        for chunk in sids.chunks(500) {
+            let mut q = Sql::default();
+            if spec.scope.is_some() {
+                q.push("SELECT s.sid FROM sessions s CROSS JOIN files f WHERE s.sid IN (");
+            } else {
+                q.push("SELECT f.sid FROM files f WHERE f.sid IN (");
+            }
+            for (i, sid) in chunk.iter().enumerate() {
+                if i > 0 {
+                    q.push(", ");
+                }
+                q.bind(*sid);
+            }
+            q.push(") AND ");
+            if spec.scope.is_some() {
+                spec.member(&mut q, "s", "f");
+            } else {
+                q.push("f.live = 1 AND ");
+                q.under("+f.path", &spec.roots);
+                q.push(" AND ");
+                spec.providers_in(&mut q, "f");
+            }
+            let mut st = self
+                .conn
+                .prepare(&q.text)
+                .map_err(fail("read listed sessions"))?;
+            let rows = st
+                .query_map(params_from_iter(q.params.iter()), |r| r.get::<_, i64>(0))
+                .map_err(fail("read listed sessions"))?;
+            for sid in rows {
+                out.insert(sid.map_err(fail("read listed sessions"))?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`Store::search`] over the sessions of `spec`'s discovered set ([`Store::list_sids`])
+    /// and the stored sessions `also` (archived ones), in one read snapshot: a search under a
+    /// watcher's lease, with no discovery.
     pub fn search_listed(
         &self,
         req: &crate::SearchRequest,
         spec: &ListSpec,
+        also: &[i64],
     ) -> Result<crate::SearchResponse> {
         self.snapshot(|| {
-            let sids = self.list_sids(spec)?;
+            // A selective query asks its few candidate sessions whether they are listed
+            // instead of reading every listed sid.
+            let mut sids = match self.candidate_sessions(req, LISTED_CANDIDATES_MAX)? {
+                Some(candidates) => self.listed_among(spec, &candidates)?,
+                None => self.list_sids(spec)?,
+            };
+            sids.extend(also.iter().copied());
             self.search_unlocked(req, Some(sids))
         })
     }

@@ -182,13 +182,14 @@ fn up_to_date(conn: &Connection, versions: crate::LayerVersions) -> Result<bool>
         .map_err(StoreError::db("read schema"))?;
     let archive_table: i64 = conn
         .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE name IN ('archived', 'files_gone')",
-            [],
+            "SELECT count(*) FROM sqlite_master WHERE name IN ('archived', 'files_gone', ?1, ?2,
+             ?3, ?4, ?5, ?6, ?7)",
+            crate::listcache::NAMES,
             |r| r.get(0),
         )
         .map_err(StoreError::db("read schema"))?;
     Ok(fingerprint_index == 1
-        && archive_table == 2
+        && archive_table == 2 + crate::listcache::NAMES.len() as i64
         && meta_get(conn, "schema_version")? == Some(SCHEMA_VERSION)
         && meta_get(conn, "parser_version")? == Some(PARSER_VERSION)
         && meta_get(conn, "extractor_version")? == Some(versions.extractor)
@@ -254,6 +255,10 @@ pub(crate) fn ensure(conn: &mut Connection, versions: crate::LayerVersions) -> R
     // gone. A bump would rebuild the index from the sources and lose every archived session.
     tx.execute_batch(crate::archive::DDL)
         .map_err(StoreError::db("create archive table"))?;
+    // Added without a schema bump (issue 16): `list`'s stored counts and the write generation
+    // that keeps them honest.
+    tx.execute_batch(crate::listcache::DDL)
+        .map_err(StoreError::db("create list count cache"))?;
     if meta_get(&tx, "extractor_version")? != Some(versions.extractor) {
         tx.execute("DELETE FROM facts", [])
             .map_err(StoreError::db("clear facts"))?;

@@ -138,6 +138,71 @@ fn under_the_lease_list_and_search_read_no_source_directory() {
     assert_eq!(uris(&listed), ["claude:sess-a"], "{}", listed.render());
 }
 
+/// An archived session (its source deleted while the watcher ran) keeps a default search on
+/// the leased path: the answer, the archived hit with its `deleted` time included, equals
+/// `--refresh`'s, and stays the same with every source directory moved away (no discovery).
+#[test]
+fn archived_sessions_keep_search_on_the_leased_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let db = tmp.path().join("index.db");
+    let cwd = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let proj = tmp.path().join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let scope = proj.display().to_string();
+    claude_session(&home, "sess-a", &scope, 2);
+    let gone = claude_session(&home, "sess-gone", &scope, 3);
+    let w = Watch::start(&home, &db);
+    std::fs::remove_file(&gone).unwrap();
+    w.wait_for("the vanished line", |l| {
+        l.iter()
+            .any(|v| v["event"] == "change" && v["change"] == "vanished")
+    });
+    let cmds: [&[&str]; 3] = [
+        &["search", "prompt", "--global", "--json"],
+        &["search", "prompt", "--global"],
+        &["search", "prompt", "--scope", &scope, "--json"],
+    ];
+    let before: Vec<Out> = cmds.iter().map(|c| run_in(&home, &cwd, &db, c)).collect();
+    let mut found = uris(&before[0]);
+    found.sort();
+    assert_eq!(
+        found,
+        ["claude:sess-a", "claude:sess-gone"],
+        "{}",
+        before[0].render()
+    );
+    let answer = before[0].json();
+    let hit = answer["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["session"]["uri"] == "claude:sess-gone")
+        .unwrap();
+    assert!(hit["deleted"].is_string(), "{hit}");
+    for (c, b) in cmds.iter().zip(&before) {
+        let mut forced = c.to_vec();
+        forced.push("--refresh");
+        let forced = run_in(&home, &cwd, &db, &forced);
+        assert_eq!(forced.stdout, b.stdout, "{c:?}: leased != discovered");
+    }
+    w.signal("-STOP");
+    let projects = home.join(".claude/projects");
+    std::fs::rename(&projects, tmp.path().join("projects-aside")).unwrap();
+    for (c, b) in cmds.iter().zip(&before) {
+        let now = run_in(&home, &cwd, &db, c);
+        assert_eq!(now.code, 0, "{c:?}: {}", now.render());
+        assert_eq!(
+            unprinted(&now.stdout),
+            unprinted(&b.stdout),
+            "{c:?} left the leased path"
+        );
+    }
+    w.signal("-CONT");
+    w.kill();
+}
+
 /// Exclusions from the config file (the watcher's and the commands', so the lease covers
 /// them) still hide rows under the lease, where `list` and search read the catalog the index
 /// holds (path and project exclusions need a file's path or cwd): same answers as with

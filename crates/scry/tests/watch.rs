@@ -65,7 +65,7 @@ impl Watch {
     }
 
     /// Waits (up to [`DEADLINE`]) until `done` holds of the lines printed so far.
-    fn wait_for(&self, what: &str, done: impl Fn(&[Value]) -> bool) {
+    pub(crate) fn wait_for(&self, what: &str, done: impl Fn(&[Value]) -> bool) {
         let start = Instant::now();
         loop {
             if done(&self.lines.lock().unwrap()) {

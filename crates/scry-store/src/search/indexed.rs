@@ -258,6 +258,39 @@ impl Store {
         Ok(out)
     }
 
+    /// The sessions holding a trigram candidate block or document of `req`, sorted: `None`
+    /// when the query does not narrow by trigrams or more than `max` candidates match. A search
+    /// over a listed set (`Store::search_listed`) then asks only these whether they are listed:
+    /// the trigram path never looks at a session outside them.
+    pub(crate) fn candidate_sessions(
+        &self,
+        req: &SearchRequest,
+        max: usize,
+    ) -> Result<Option<Vec<i64>>> {
+        let plan = Plan::new(req, false)?;
+        let Some(q) = &plan.matcher.fts else {
+            return Ok(None);
+        };
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT rowid FROM events_fts WHERE events_fts MATCH ?1")
+            .map_err(StoreError::db("trigram candidates"))?;
+        let mut rows = st
+            .query([q])
+            .map_err(StoreError::db("trigram candidates"))?;
+        let mut sids = Vec::new();
+        while let Some(r) = rows.next().map_err(StoreError::db("trigram candidates"))? {
+            if sids.len() >= max {
+                return Ok(None);
+            }
+            let id: i64 = r.get(0).map_err(StoreError::db("trigram candidates"))?;
+            sids.push(id >> 32);
+        }
+        sids.sort_unstable();
+        sids.dedup();
+        Ok(Some(sids))
+    }
+
     /// The sids of every session `filter` admits, less those outside `within` (when given).
     fn filter_sids(
         &self,

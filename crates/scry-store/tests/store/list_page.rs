@@ -12,7 +12,7 @@ use scry_store::{ListMode, ListRow, ListSpec, RefreshOptions, Store};
 use crate::corpus::corpus;
 
 /// Discovery of `home`: its files and the spec of all of them (global, no `--since`).
-fn discover(home: &Path) -> (Vec<SourceFile>, ListSpec) {
+pub(crate) fn discover(home: &Path) -> (Vec<SourceFile>, ListSpec) {
     let sources = scry_sources::registry();
     let env = Env::with_home(home);
     let mut files = Vec::new();
@@ -28,7 +28,7 @@ fn discover(home: &Path) -> (Vec<SourceFile>, ListSpec) {
     (files, spec)
 }
 
-fn indexed(files: &[SourceFile]) -> (tempfile::TempDir, Store) {
+pub(crate) fn indexed(files: &[SourceFile]) -> (tempfile::TempDir, Store) {
     let tmp = tempfile::tempdir().unwrap();
     let mut store = Store::open(&tmp.path().join("index.db")).unwrap();
     store

@@ -10,6 +10,7 @@ mod facts;
 mod incremental;
 mod lease;
 mod lines;
+mod list_cache;
 mod list_columns;
 mod list_page;
 mod ownership;
