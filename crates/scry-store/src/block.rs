@@ -56,6 +56,24 @@ pub(crate) struct BlockBuf {
     pub grams: GramSet,
 }
 
+/// A closed block, ready for its `blocks` row and `events_fts` document: built by the writer or
+/// by a parse thread ([`crate::refresh`]), written by the one writer.
+#[derive(Debug)]
+pub(crate) struct Sealed {
+    /// Seq of the first event (with the sid, the row id).
+    pub first: u32,
+    /// Seq of the last event.
+    pub last: u32,
+    /// Bitmask of the kinds held.
+    pub kinds: i64,
+    /// Events held.
+    pub count: u32,
+    /// The stored blob ([`BlockBuf::encode`]).
+    pub blob: Vec<u8>,
+    /// The FTS document of its trigram keys (empty: no row).
+    pub doc: String,
+}
+
 impl BlockBuf {
     /// Appends one event.
     pub fn push(&mut self, r: &Record<'_>) {
@@ -92,6 +110,25 @@ impl BlockBuf {
         out.extend_from_slice(&a);
         out.extend_from_slice(&b);
         out
+    }
+
+    /// Closes the block: its stored blob and FTS document (written into `doc`'s allocation),
+    /// and empties the buffer for the next.
+    pub fn seal(&mut self, mut doc: String) -> Sealed {
+        doc.clear();
+        if !self.grams.is_empty() {
+            self.grams.take_doc(&mut doc);
+        }
+        let sealed = Sealed {
+            first: self.first,
+            last: self.last,
+            kinds: self.kinds,
+            count: self.count,
+            blob: self.encode(),
+            doc,
+        };
+        self.clear();
+        sealed
     }
 
     /// Empties the buffer (keeping its allocations).

@@ -14,7 +14,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use scry_model::{Event, Header, Warning};
 use scry_source::{EventSink, ResumePoint};
 
-use crate::block::{BlockBuf, Decoded, Record};
+use crate::block::{BlockBuf, Decoded, Record, Sealed};
 use crate::codec::{
     aux_text, event_id, event_id_range, kind_to_i, rest_json, session_doc_id, time_to_i,
 };
@@ -97,19 +97,10 @@ impl<'t> IndexSink<'t> {
         }
     }
 
-    fn write_event(&mut self, mut event: Event) -> Result<()> {
-        let aux = aux_text(&event);
-        let (text, rest) = rest_json(&mut event)?;
-        self.block.push(&Record {
-            seq: event.seq,
-            kind: kind_to_i(event.kind),
-            turn: event.turn,
-            text: &text,
-            aux: aux.as_deref(),
-            rest: &rest,
-        });
+    fn write_event(&mut self, event: Event) -> Result<()> {
+        let full = push_event(&mut self.block, event)?;
         self.written += 1;
-        if self.block.full() {
+        if full {
             self.flush()?;
         }
         Ok(())
@@ -120,28 +111,30 @@ impl<'t> IndexSink<'t> {
         if self.block.count == 0 {
             return Ok(());
         }
-        let id = event_id(self.sid, self.block.first);
+        let sealed = self.block.seal(std::mem::take(&mut self.doc));
+        self.put_block(&sealed)?;
+        self.doc = sealed.doc;
+        Ok(())
+    }
+
+    /// Writes one closed block (built here or by a parse thread) and its FTS document, then
+    /// commits when a staged session's limits say so.
+    pub(crate) fn put_block(&mut self, s: &Sealed) -> Result<()> {
+        let id = event_id(self.sid, s.first);
         let mut st = self
             .tx
             .prepare_cached("INSERT INTO blocks(id, last, kinds, data) VALUES(?1, ?2, ?3, ?4)")
             .map_err(StoreError::db("prepare block insert"))?;
-        st.execute(params![
-            id,
-            self.block.last,
-            self.block.kinds,
-            self.block.encode()
-        ])
-        .map_err(StoreError::db("insert block"))?;
-        if !self.block.grams.is_empty() {
-            self.block.grams.take_doc(&mut self.doc);
+        st.execute(params![id, s.last, s.kinds, s.blob])
+            .map_err(StoreError::db("insert block"))?;
+        if !s.doc.is_empty() {
             let mut st = self
                 .tx
                 .prepare_cached("INSERT INTO events_fts(rowid, doc) VALUES(?1, ?2)")
                 .map_err(StoreError::db("prepare fts insert"))?;
-            st.execute(params![id, self.doc])
+            st.execute(params![id, s.doc])
                 .map_err(StoreError::db("insert fts row"))?;
         }
-        self.block.clear();
         self.maybe_commit()
     }
 
@@ -183,8 +176,11 @@ impl<'t> IndexSink<'t> {
     }
 
     fn write_warning(&mut self, w: Warning) -> Result<()> {
-        let body = serde_json::to_string(&w)
-            .map_err(|e| StoreError::IndexBuild(format!("cannot encode warning: {e}")))?;
+        self.put_warning(&warning_body(&w)?)
+    }
+
+    /// Writes one warning, already encoded ([`warning_body`]), as the session's next.
+    pub(crate) fn put_warning(&mut self, body: &str) -> Result<()> {
         let mut st = self
             .tx
             .prepare_cached("INSERT INTO warnings(sid, n, body) VALUES(?1, ?2, ?3)")
@@ -194,6 +190,28 @@ impl<'t> IndexSink<'t> {
         self.next_warning += 1;
         Ok(())
     }
+}
+
+/// The stored JSON of a warning.
+pub(crate) fn warning_body(w: &Warning) -> Result<String> {
+    serde_json::to_string(w)
+        .map_err(|e| StoreError::IndexBuild(format!("cannot encode warning: {e}")))
+}
+
+/// Adds one event to `block` (its text and aux to the search section, the rest as JSON);
+/// `true` when the block is now full and must be sealed.
+pub(crate) fn push_event(block: &mut BlockBuf, mut event: Event) -> Result<bool> {
+    let aux = aux_text(&event);
+    let (text, rest) = rest_json(&mut event)?;
+    block.push(&Record {
+        seq: event.seq,
+        kind: kind_to_i(event.kind),
+        turn: event.turn,
+        text: &text,
+        aux: aux.as_deref(),
+        rest: &rest,
+    });
+    Ok(block.full())
 }
 
 impl EventSink for IndexSink<'_> {

@@ -1,7 +1,8 @@
 //! Cold index (issue 17): an `index --all` killed with SIGKILL at random points is completed by
 //! the next run into an index that answers exactly like a clean build; and indexed search answers
 //! exactly like a direct parse over every corpus home for literal, CJK (1-3 characters), regex
-//! with and without required literals, and terms queries.
+//! with and without required literals, and terms queries. A cold index built on parse threads
+//! (`--jobs 4`) holds exactly the rows of one built on the writing thread alone (`--jobs 1`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -250,4 +251,90 @@ fn indexed_search_equals_direct_over_every_corpus_home() {
         with_hits >= QUERIES.len(),
         "only {with_hits} of {compared} had hits"
     );
+}
+
+/// Every row an index holds, as one comparable text: meta, files, sessions, blocks (their
+/// stored bytes), warnings and staged sessions in key order, and every (trigram word, block)
+/// pair of the candidate index (read through an `fts5vocab` table: the FTS5 segments
+/// themselves depend on when transactions committed).
+fn rows(db: &Path) -> String {
+    use std::fmt::Write;
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, events_fts, instance)",
+    )
+    .unwrap();
+    let mut out = String::new();
+    for q in [
+        "SELECT * FROM meta ORDER BY key",
+        "SELECT * FROM files ORDER BY fid",
+        "SELECT * FROM sessions ORDER BY sid",
+        "SELECT * FROM blocks ORDER BY id",
+        "SELECT * FROM warnings ORDER BY sid, n",
+        "SELECT * FROM pending ORDER BY sid",
+        "SELECT doc, term FROM temp.vocab ORDER BY doc, term",
+    ] {
+        let mut st = conn.prepare(q).unwrap();
+        let n = st.column_count();
+        let mut r = st.query([]).unwrap();
+        let mut count = 0;
+        while let Some(row) = r.next().unwrap() {
+            for i in 0..n {
+                write!(out, "{:?}|", row.get_ref(i).unwrap()).unwrap();
+            }
+            out.push('\n');
+            count += 1;
+        }
+        writeln!(out, "-- {count} rows of {q}").unwrap();
+    }
+    out
+}
+
+#[test]
+fn parallel_cold_index_equals_a_serial_one() {
+    let home = crash_home();
+    let h = home.path();
+    let dbs = tempfile::tempdir().unwrap();
+    let mut seen = Vec::new();
+    for jobs in ["1", "4"] {
+        let db = dbs.path().join(format!("jobs{jobs}.db"));
+        let out = run(h, &db, &["index", "--all", "--jobs", jobs, "--json"]);
+        assert_eq!(out.code, 0, "--jobs {jobs}: {}", out.render());
+        let report = out.json();
+        assert!(report["parsed"].as_u64().unwrap() >= 160, "{report}");
+        seen.push((rows(&db), answers(h, &db)));
+    }
+    let (serial, parallel) = (&seen[0], &seen[1]);
+    assert!(
+        serial.0.contains("rows of SELECT * FROM blocks"),
+        "{}",
+        serial.0
+    );
+    assert!(serial.1.contains("second line of answer"), "{}", serial.1);
+    if serial.0 != parallel.0 {
+        let first = serial
+            .0
+            .lines()
+            .zip(parallel.0.lines())
+            .position(|(a, b)| a != b);
+        panic!("--jobs 4 wrote other rows than --jobs 1 (first difference at line {first:?})");
+    }
+    assert_eq!(
+        serial.1, parallel.1,
+        "--jobs 4 answers differ from --jobs 1"
+    );
+}
+
+#[test]
+fn jobs_zero_is_refused_with_one_line() {
+    let home = tempfile::tempdir().unwrap();
+    let dbs = tempfile::tempdir().unwrap();
+    let out = run(
+        home.path(),
+        &dbs.path().join("x.db"),
+        &["index", "--jobs", "0"],
+    );
+    assert_eq!(out.code, 2, "{}", out.render());
+    assert!(out.stderr.contains("--jobs"), "{}", out.render());
+    out.assert_no_panic();
 }

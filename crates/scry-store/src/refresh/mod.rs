@@ -34,6 +34,7 @@ use crate::schema::PARSER_VERSION;
 use crate::Store;
 
 mod lock;
+mod pipe;
 mod write;
 
 pub(crate) use lock::YIELD;
@@ -56,6 +57,9 @@ pub struct RefreshOptions {
     /// (default: only the time limit, [`BATCH_TIME`]).
     #[doc(hidden)]
     pub commit_blocks: Option<u64>,
+    /// Parse threads for the files parsed whole (`index --jobs`): 0 = one per available core,
+    /// 1 = parse on the writing thread. The index written is the same either way.
+    pub jobs: usize,
 }
 
 impl RefreshOptions {
@@ -168,6 +172,8 @@ struct Batch<'c> {
     since: Instant,
     /// A staged session committed: the rows read at the start may be stale, end the batch.
     restarted: bool,
+    /// The files parsed ahead on parse threads, when there are any.
+    pipe: Option<&'c mut pipe::Prefetch>,
 }
 
 /// The columns of `files` a refresh reads, in [`FileRow::from_sql`]'s order: all in the
@@ -402,71 +408,79 @@ impl Store {
             .iter()
             .map(|f| (f.path.to_string_lossy(), f.key.as_deref().unwrap_or("")))
             .collect();
-        let mut i = 0;
-        loop {
-            if i > 0 {
-                std::thread::sleep(YIELD);
-            }
-            let guard = TxGuard::begin(&self.conn)?;
-            // One scan of the table pays for many files; one file (`show`) looks itself up.
-            let first = i == 0;
-            let rows = if files.len() - i >= BULK_MIN_FILES {
-                FileRows::read_all(&self.conn, &names, i)?
-            } else {
-                FileRows::default()
-            };
-            let mut batch = Batch {
-                tx: &self.conn,
-                rows,
-                limits,
-                since: Instant::now(),
-                restarted: false,
-            };
-            let events_at_begin = report.events_written;
-            let mut aborted = false;
-            while i < files.len() {
-                let action =
-                    batch.refresh_file(sources, &files[i], i, &names[i], opts, &mut report)?;
-                let file = &files[i];
-                i += 1;
-                let p = Progress {
-                    done: i,
-                    total: files.len(),
-                    file,
-                    action,
-                };
-                if !progress(&p) {
-                    aborted = true;
-                    break;
+        let conn = &self.conn;
+        std::thread::scope(|scope| {
+            let mut pipe: Option<pipe::Prefetch> = None;
+            let mut i = 0;
+            loop {
+                if i > 0 {
+                    std::thread::sleep(YIELD);
                 }
-                if report.events_written - events_at_begin >= BATCH_EVENTS
-                    || batch.since.elapsed() >= BATCH_TIME
-                    || batch.restarted
-                {
-                    break;
-                }
-            }
-            let done = i >= files.len() && !aborted;
-            if done {
-                if first && batch.rows.all && !batch.restarted {
-                    // One transaction saw every file and every row: the other rows are
-                    // exactly the indexed sources not given.
-                    let others = std::mem::take(&mut batch.rows.others);
-                    batch.mark_unseen(others, opts, &mut report)?;
+                let guard = TxGuard::begin(conn)?;
+                // One scan of the table pays for many files; one file (`show`) looks itself up.
+                let first = i == 0;
+                let rows = if files.len() - i >= BULK_MIN_FILES {
+                    FileRows::read_all(conn, &names, i)?
                 } else {
-                    let seen: HashSet<(&str, &str)> =
-                        names.iter().map(|(p, k)| (p.as_ref(), *k)).collect();
-                    batch.mark_vanished(&seen, opts, &mut report)?;
+                    FileRows::default()
+                };
+                if first {
+                    pipe = pipe::start(scope, sources, files, &rows, opts);
+                }
+                let mut batch = Batch {
+                    tx: conn,
+                    rows,
+                    limits,
+                    since: Instant::now(),
+                    restarted: false,
+                    pipe: pipe.as_mut(),
+                };
+                let events_at_begin = report.events_written;
+                let mut aborted = false;
+                while i < files.len() {
+                    let action =
+                        batch.refresh_file(sources, &files[i], i, &names[i], opts, &mut report)?;
+                    let file = &files[i];
+                    i += 1;
+                    let p = Progress {
+                        done: i,
+                        total: files.len(),
+                        file,
+                        action,
+                    };
+                    if !progress(&p) {
+                        aborted = true;
+                        break;
+                    }
+                    if report.events_written - events_at_begin >= BATCH_EVENTS
+                        || batch.since.elapsed() >= BATCH_TIME
+                        || batch.restarted
+                    {
+                        break;
+                    }
+                }
+                let done = i >= files.len() && !aborted;
+                if done {
+                    if first && batch.rows.all && !batch.restarted {
+                        // One transaction saw every file and every row: the other rows are
+                        // exactly the indexed sources not given.
+                        let others = std::mem::take(&mut batch.rows.others);
+                        batch.mark_unseen(others, opts, &mut report)?;
+                    } else {
+                        let seen: HashSet<(&str, &str)> =
+                            names.iter().map(|(p, k)| (p.as_ref(), *k)).collect();
+                        batch.mark_vanished(&seen, opts, &mut report)?;
+                    }
+                }
+                guard.commit()?;
+                if aborted {
+                    return Err(StoreError::Aborted);
+                }
+                if done {
+                    return Ok(());
                 }
             }
-            guard.commit()?;
-            if aborted {
-                return Err(StoreError::Aborted);
-            }
-            if done {
-                break;
-            }
-        }
+        })?;
         collect_garbage(&self.conn, limits)?;
         Ok(report)
     }
@@ -557,6 +571,8 @@ impl Batch<'_> {
         report: &mut RefreshReport,
     ) -> Result<Action> {
         let (path, key) = (name.0.as_ref(), name.1);
+        // Parsed ahead: used for a whole parse, read and dropped otherwise.
+        let pieces = self.pipe.as_deref_mut().and_then(|p| p.take(at));
         let Some(source) = sources.iter().find(|s| s.id() == file.provider) else {
             report.failed.push(FileError {
                 path: file.path.clone(),
@@ -616,7 +632,7 @@ impl Batch<'_> {
                 // A resume appends in one transaction: only for a bounded amount of new bytes.
                 let new_bytes = u64::try_from(size).unwrap_or(0).saturating_sub(rp.offset);
                 if size >= r.size && new_bytes <= RESUME_MAX_BYTES {
-                    match self.parse_file(source, file, Some(r), Some(rp), fp, report)? {
+                    match self.parse_file(source, file, Some(r), Some(rp), fp, None, report)? {
                         Ok(ParseOutcome::Done { events }) => {
                             report.resumed += 1;
                             report.events_written += events;
@@ -627,7 +643,7 @@ impl Batch<'_> {
                 }
             }
         }
-        match self.parse_file(source, file, row.as_ref(), None, fp, report)? {
+        match self.parse_file(source, file, row.as_ref(), None, fp, pieces, report)? {
             Ok(ParseOutcome::Done { events }) => {
                 report.parsed += 1;
                 report.events_written += events;

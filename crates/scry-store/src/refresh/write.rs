@@ -6,6 +6,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use scry_model::Header;
 use scry_source::{Emitter, ResumePoint, Source, SourceFile};
 
+use super::pipe::{Piece, Pieces};
 use super::{prefix_hash, Batch, FileRow, ParseOutcome, RefreshReport};
 use crate::error::{Result, StoreError};
 use crate::ingest::{delete_tail, new_sid, now_secs, retire, write_header, IndexSink, Stage};
@@ -24,6 +25,7 @@ impl Batch<'_> {
         row: Option<&FileRow>,
         resume: Option<&ResumePoint>,
         fp: (i64, i64, i64, i64),
+        pieces: Option<Pieces>,
         report: &mut RefreshReport,
     ) -> Result<std::result::Result<ParseOutcome, String>> {
         if let (Some(rp), Some(r), Some(sid)) = (resume, row, row.and_then(|r| r.sid)) {
@@ -79,7 +81,10 @@ impl Batch<'_> {
             blocks: 0,
             commits: 0,
         };
-        let (out, stage) = write_parse(self.tx, source, file, sid, None, Some(stage))?;
+        let (out, stage) = match pieces {
+            Some(pieces) => write_piped(self.tx, pieces, sid, stage)?,
+            None => write_parse(self.tx, source, file, sid, None, Some(stage))?,
+        };
         if let Some(stage) = stage {
             if stage.commits > 0 {
                 self.since = stage.since;
@@ -231,6 +236,47 @@ fn write_parse(
         )),
         stage,
     ))
+}
+
+/// [`write_parse`] of a whole parse made on a parse thread ([`super::pipe`]): writes its pieces
+/// under the staged `sid` as they arrive.
+fn write_piped(
+    conn: &Connection,
+    mut pieces: Pieces,
+    sid: i64,
+    stage: Stage,
+) -> Result<(std::result::Result<Written, String>, Option<Stage>)> {
+    let mut sink = IndexSink::new(conn, sid, 0, crate::block::BlockBuf::default());
+    sink.stage = Some(stage);
+    let end = loop {
+        match pieces.next() {
+            Some(Piece::Block(b)) => {
+                sink.put_block(&b)?;
+                sink.written += u64::from(b.count);
+            }
+            Some(Piece::Warning(body)) => sink.put_warning(&body)?,
+            Some(Piece::End(end)) => break end,
+            None => {
+                return Err(StoreError::IndexBuild(
+                    "a parse thread stopped before the end of its file".into(),
+                ))
+            }
+        }
+    };
+    if let Some(e) = end.error {
+        return Err(e);
+    }
+    let stage = sink.stage.take();
+    let out = end.parsed.map(|(header, count)| {
+        (
+            ParseOutcome::Done {
+                events: sink.written,
+            },
+            end.resume,
+            Some((header, count)),
+        )
+    });
+    Ok((out, stage))
 }
 
 /// Records the fingerprint of file `fid` after a successful write of session `sid`.

@@ -59,6 +59,9 @@ pub struct IndexArgs {
     /// (repairs a damaged index; sessions whose source is gone are not kept)
     #[arg(long, conflicts_with_all = ["id", "scope", "global", "since"])]
     pub rebuild: bool,
+    /// Parse threads feeding the one writer (default: one per core; 1 parses on the writer)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 }
 
 /// How long the index waits for another writer before saying so (then it keeps waiting).
@@ -100,6 +103,7 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
     };
     let opts = RefreshOptions {
         force: args.force,
+        jobs: args.jobs.map_or(0, usize::from),
         ..if whole || args.all || args.rebuild {
             RefreshOptions::complete_for(
                 ctx.exclusions
