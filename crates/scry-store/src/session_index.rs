@@ -65,6 +65,9 @@ pub trait SessionIndex {
     fn list_failed(&self, spec: &ListSpec) -> Result<bool>;
     /// `(rows, hidden by folding)` of `spec` in `mode`.
     fn list_counts(&self, spec: &ListSpec, mode: ListMode) -> Result<(usize, usize)>;
+    /// Keeps the counts [`SessionIndex::list_counts`] computed for the next list while nothing
+    /// is written (a store that counts cheaply does nothing).
+    fn save_list_counts(&self);
     /// One page of `spec` in `mode`, newest first.
     fn list_page(
         &self,
@@ -83,8 +86,14 @@ pub trait SessionIndex {
     /// A search over the sessions indexed from `sources`.
     fn search_sources(&self, req: &SearchRequest, sources: &[SourceFile])
         -> Result<SearchResponse>;
-    /// A search over the live sessions of `spec`.
-    fn search_listed(&self, req: &SearchRequest, spec: &ListSpec) -> Result<SearchResponse>;
+    /// A search over the live sessions of `spec`, plus the sessions `also` names (archived
+    /// ones a default search includes).
+    fn search_listed(
+        &self,
+        req: &SearchRequest,
+        spec: &ListSpec,
+        also: &[i64],
+    ) -> Result<SearchResponse>;
 
     /// The archived sessions (source gone).
     fn archived(&self) -> Result<Vec<ArchivedRow>>;
@@ -145,6 +154,9 @@ impl SessionIndex for Store {
     fn list_counts(&self, spec: &ListSpec, mode: ListMode) -> Result<(usize, usize)> {
         Store::list_counts(self, spec, mode)
     }
+    fn save_list_counts(&self) {
+        Store::save_list_counts(self)
+    }
     fn list_page(
         &self,
         spec: &ListSpec,
@@ -170,8 +182,13 @@ impl SessionIndex for Store {
     ) -> Result<SearchResponse> {
         Store::search_sources(self, req, sources)
     }
-    fn search_listed(&self, req: &SearchRequest, spec: &ListSpec) -> Result<SearchResponse> {
-        Store::search_listed(self, req, spec)
+    fn search_listed(
+        &self,
+        req: &SearchRequest,
+        spec: &ListSpec,
+        also: &[i64],
+    ) -> Result<SearchResponse> {
+        Store::search_listed(self, req, spec, also)
     }
     fn archived(&self) -> Result<Vec<ArchivedRow>> {
         Store::archived(self)

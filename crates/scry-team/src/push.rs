@@ -83,17 +83,17 @@ pub fn push(ctx: &Context, url: &str, opts: &PushOptions) -> QueryResult<PushRep
     }
     let (mut client, target) = crate::connect(url)?;
     crate::schema::ensure(&mut client, &target)?;
-    let catalog = Catalog::discover(&ctx.env, &[]);
+    let catalog = Catalog::discover(ctx, &[]);
     let mut store = indexed::open(ctx)?.ok_or_else(|| {
         QueryError::usage(
             ErrorCode::InvalidQuery,
             "scry push reads the local index: it cannot run with --no-index",
         )
     })?;
-    indexed::refresh(&mut store, catalog.sources(), &catalog.files);
-    let mut files = indexed::kept_files(&store, &catalog.files);
-    let ex = scry_query::catalog::exclusions();
-    for (_, f) in scry_query::archive::rows(&store) {
+    indexed::refresh(ctx, &mut store, catalog.sources(), &catalog.files);
+    let mut files = indexed::kept_files(&ctx.exclusions, &store, &catalog.files);
+    let ex = &ctx.exclusions;
+    for (_, f) in scry_query::archive::rows(&ctx.exclusions, &store) {
         files.push(f);
     }
     let mut held = held(&mut client, &opts.machine)?;

@@ -43,11 +43,12 @@ fn demo_home() -> (tempfile::TempDir, PathBuf) {
 
 fn app(home: &Path) -> App {
     let ctx = Context {
-        env: Env::with_home(home.to_path_buf()).with_cwd(home.to_path_buf()),
-        cwd: home.to_path_buf(),
         demo: true,
         no_index: true,
-        path_refs: false,
+        ..Context::new(
+            Env::with_home(home.to_path_buf()).with_cwd(home.to_path_buf()),
+            home.to_path_buf(),
+        )
     };
     let mut app = App::new(
         ctx,
