@@ -59,7 +59,6 @@ pub fn run(app: &mut App) -> io::Result<()> {
     enter()?;
     let _guard = Guard;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    terminal.clear()?;
     let mut dirty = true;
     while !app.quit {
         if dirty {
