@@ -37,7 +37,7 @@ pub(super) enum Piece {
     /// An encoded warning (the session's next).
     Warning(String),
     /// The end of the file's parse.
-    End(End),
+    End(Box<End>),
 }
 
 /// How a parse on a worker ended.
@@ -198,7 +198,7 @@ fn work(sources: &[Box<dyn Source>], files: &[SourceFile], mine: &[usize], tx: &
                 error: None,
             },
         };
-        if tx.send(Piece::End(end)).is_err() {
+        if tx.send(Piece::End(Box::new(end))).is_err() {
             return;
         }
     }

@@ -18,6 +18,7 @@ impl Batch<'_> {
     /// blocks when it runs long, then swapped in by [`Batch::swap_in`]; a failure leaves the
     /// previous session as it was and its partial rows to the garbage collector. The outer
     /// `Result` is a database failure (fatal); the inner `Err` is the provider's message.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn parse_file(
         &mut self,
         source: &dyn Source,
@@ -255,7 +256,7 @@ fn write_piped(
                 sink.written += u64::from(b.count);
             }
             Some(Piece::Warning(body)) => sink.put_warning(&body)?,
-            Some(Piece::End(end)) => break end,
+            Some(Piece::End(end)) => break *end,
             None => {
                 return Err(StoreError::IndexBuild(
                     "a parse thread stopped before the end of its file".into(),
