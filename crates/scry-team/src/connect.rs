@@ -159,7 +159,7 @@ mod tests {
         let (_, t) = parse("host=/run/pg user=bob").expect("parse");
         assert_eq!(t.to_string(), "host /run/pg:5432, database bob");
         let e = parse("postgres://x@h:notaport/db").unwrap_err();
-        assert_eq!(e.exit_code(), 2);
+        assert_eq!(e.code, scry_model::ErrorCode::InvalidQuery);
         assert!(!e.message.contains("panicked"));
     }
 

@@ -8,8 +8,8 @@ use crate::corpus::corpus;
 use crate::list_page::{discover, indexed};
 
 fn stored(store: &scry_store::Store) -> i64 {
-    store
-        .connection()
+    rusqlite::Connection::open(store.path())
+        .unwrap()
         .query_row("SELECT count(*) FROM list_counts", [], |r| r.get(0))
         .unwrap()
 }
@@ -19,7 +19,7 @@ fn counts_are_read_back_until_a_write_moves_the_generation() {
     let home = corpus().join("real/home");
     let (files, spec) = discover(&home);
     let (_tmp, store) = indexed(&files);
-    let conn = store.connection();
+    let conn = rusqlite::Connection::open(store.path()).unwrap();
     let fold = ListMode::Fold;
     let counted = store.list_counts(&spec, fold).unwrap();
     assert!(counted.0 > 1, "{counted:?}");

@@ -7,9 +7,9 @@ use clap::Args;
 use scry_model::ErrorCode;
 use scry_team::{PushOptions, PushReport};
 
-use super::{json_out, Output};
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::output::{json_out, Output};
 
 /// Arguments of `scry push`.
 #[derive(Debug, Args)]

@@ -4,9 +4,9 @@
 
 use scry_team::read::{self, Store};
 
-use super::{json_out, Output};
 use crate::ctx::Ctx;
 use crate::error::CliResult;
+use crate::output::{json_out, Output};
 use crate::render::Style;
 
 /// `list --store`.
