@@ -130,7 +130,7 @@ fn completion_scripts_generate_for_every_shell_and_load_in_real_shells() {
     // Subcommands and global flags come from the grammar.
     let mut subs = bash_complete(h, &["scry", "tu"], &[]);
     subs.sort();
-    assert_eq!(subs, ["turn", "turns"]);
+    assert_eq!(subs, ["tui", "turn", "turns"]);
     let flags = bash_complete(h, &["scry", "list", "--no-p"], &[]);
     assert_eq!(flags, ["--no-pager"]);
     let providers = bash_complete(h, &["scry", "list", "--provider", "claude,co"], &[]);
