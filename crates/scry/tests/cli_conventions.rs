@@ -161,7 +161,7 @@ fn completion_scripts_generate_for_every_shell_and_load_in_real_shells() {
             .map(|l| l.split('\t').next().unwrap())
             .collect();
         got.sort();
-        assert_eq!(got, ["turn", "turns"], "{stdout}");
+        assert_eq!(got, ["tui", "turn", "turns"], "{stdout}");
     }
 }
 
