@@ -12,12 +12,9 @@ use crate::error::CliResult;
 use crate::output::Output;
 use crate::render::{self, Style};
 
-/// Arguments of `scry list`.
-#[derive(Debug, Args)]
-pub struct ListArgs {
-    /// Show at most this many sessions
-    #[arg(long, default_value_t = 20)]
-    pub limit: usize,
+/// The session filters of `scry list`, shared with `scry tui` (one definition of each flag).
+#[derive(Debug, Clone, Args)]
+pub struct ListFilter {
     /// Directory subtree to list (a path, `cwd`, or `global`); default: the current directory
     #[arg(long, value_name = "PATH|cwd|global")]
     pub scope: Option<String>,
@@ -33,6 +30,38 @@ pub struct ListArgs {
     /// Session kinds to list; default: main sessions with children folded under their parent
     #[arg(long, value_enum)]
     pub kind: Option<KindFilter>,
+}
+
+impl ListFilter {
+    /// Whether the list is over every directory.
+    pub fn global(&self) -> bool {
+        self.global || self.scope.as_deref() == Some("global")
+    }
+
+    /// The first page of `limit` sessions these filters ask for.
+    pub fn query(&self, limit: usize) -> ListQuery {
+        ListQuery {
+            scope: self.scope.clone(),
+            global: self.global,
+            provider: self.provider.clone(),
+            since: self.since.clone(),
+            kind: self.kind,
+            limit,
+            cursor: None,
+            archived: false,
+        }
+    }
+}
+
+/// Arguments of `scry list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Show at most this many sessions
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+    /// Which sessions (scope, providers, since, kind).
+    #[command(flatten)]
+    pub filter: ListFilter,
     /// Continue after a previous page (the `next_cursor` of `--json`)
     #[arg(long, value_name = "C")]
     pub cursor: Option<String>,
@@ -54,22 +83,16 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> CliResult<Output> {
     if ctx.json {
         return Ok(crate::output::json_out(&list.to_json()).into());
     }
-    let global = args.global || args.scope.as_deref() == Some("global");
-    Ok(text(&list, global, Style::new(ctx.color)))
+    Ok(text(&list, args.filter.global(), Style::new(ctx.color)))
 }
 
 impl ListArgs {
     /// The query these flags ask for.
     pub fn query(&self) -> ListQuery {
         ListQuery {
-            scope: self.scope.clone(),
-            global: self.global,
-            provider: self.provider.clone(),
-            since: self.since.clone(),
-            kind: self.kind,
-            limit: self.limit,
             cursor: self.cursor.clone(),
             archived: self.archived,
+            ..self.filter.query(self.limit)
         }
     }
 }

@@ -16,7 +16,7 @@ pub fn list(ctx: &Ctx, url: &str, args: &super::list::ListArgs) -> CliResult<Out
     if ctx.json {
         return Ok(json_out(&team.to_json()).into());
     }
-    let global = args.global || args.scope.as_deref() == Some("global");
+    let global = args.filter.global();
     Ok(super::list::text(
         &team.report,
         global,

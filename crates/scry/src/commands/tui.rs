@@ -7,30 +7,19 @@ use std::io::IsTerminal;
 
 use clap::Args;
 use scry_model::ErrorCode;
-use scry_query::{KindFilter, ListQuery};
+use scry_query::ListQuery;
 
-use super::Output;
+use super::list::ListFilter;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
+use crate::output::Output;
 
-/// Arguments of `scry tui`.
+/// Arguments of `scry tui`: the session filters of `scry list`.
 #[derive(Debug, Args)]
 pub struct TuiArgs {
-    /// Directory subtree to list (a path, `cwd`, or `global`); default: the current directory
-    #[arg(long, value_name = "PATH|cwd|global")]
-    pub scope: Option<String>,
-    /// List sessions from every directory (same as `--scope global`)
-    #[arg(long)]
-    pub global: bool,
-    /// Only these providers (comma-separated: claude,codex,…)
-    #[arg(long, value_name = "P,…")]
-    pub provider: Option<String>,
-    /// Only sessions updated since then: 30m, 24h, 7d, 2w, or an ISO date / time
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-    /// Session kinds to list; default: main sessions with children folded under their parent
-    #[arg(long, value_enum)]
-    pub kind: Option<KindFilter>,
+    /// Which sessions the list shows.
+    #[command(flatten)]
+    pub filter: ListFilter,
 }
 
 /// Runs `scry tui`.
@@ -41,16 +30,7 @@ pub fn run(ctx: &Ctx, args: &TuiArgs) -> CliResult<Output> {
             "scry tui needs a terminal on stdin and stdout (use scry list / search / turn in scripts)",
         ));
     }
-    let list = ListQuery {
-        scope: args.scope.clone(),
-        global: args.global,
-        provider: args.provider.clone(),
-        since: args.since.clone(),
-        kind: args.kind,
-        limit: scry_tui::list::LIMIT,
-        cursor: None,
-        archived: false,
-    };
+    let list = args.filter.query(scry_tui::list::LIMIT);
     // Bad filters fail here with their one line and exit code, before the screen is taken.
     scry_query::list(
         ctx,
