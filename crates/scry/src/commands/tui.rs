@@ -9,7 +9,7 @@ use clap::Args;
 use scry_model::ErrorCode;
 use scry_query::ListQuery;
 
-use super::list::ListFilter;
+use scry_query::ListFilter;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::output::Output;
