@@ -71,9 +71,7 @@ use serde::Serialize;
 
 pub use batch::{headers, Batch, BatchEntry};
 pub use error::{QueryError, QueryResult};
-pub use events::{
-    events, relations, EventPage, EventQuery, EventsRequest, PageRequest, Relations,
-};
+pub use events::{events, relations, EventPage, EventQuery, EventsRequest, PageRequest, Relations};
 pub use filter::{KindFilter, Scope};
 pub use lineage::{lineage, Lineage};
 pub use list::{list, ListFilter, ListQuery, ListRequest, SessionList, SessionRow};

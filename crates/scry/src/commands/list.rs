@@ -33,7 +33,11 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> CliResult<Output> {
     if ctx.json {
         return Ok(crate::output::json_out(&list.to_json()).into());
     }
-    Ok(text(&list, args.request.filter.global(), Style::new(ctx.color)))
+    Ok(text(
+        &list,
+        args.request.filter.global(),
+        Style::new(ctx.color),
+    ))
 }
 
 impl ListArgs {

@@ -307,7 +307,8 @@ async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
                     .to_json(),
             );
         }
-        let read = req.read("give exactly one of turns, event, locator, call, artifact (or around)")?;
+        let read =
+            req.read("give exactly one of turns, event, locator, call, artifact (or around)")?;
         Ok(scry_query::read(&api.ctx, &read)?.to_json())
     })
     .await

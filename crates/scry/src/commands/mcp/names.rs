@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use clap::{Args, Command};
 use serde::Serialize;
 
-use crate::commands::{list, search, trace, tui, usage};
 use crate::commands::{context, graph, ledger_commands, ledger_errors, ledger_files, ledger_jobs};
+use crate::commands::{list, search, trace, tui, usage};
 
 /// The field names of a request: from its serialization (every field serialized), checked
 /// equal to its JSON Schema's properties (where HTTP and MCP take their parameters from).
@@ -299,7 +299,12 @@ fn http_text_becomes_list_search_and_usage_requests() {
         other => panic!("{other:?}"),
     }
     let q: scry_query::SearchQuery = request(
-        text(&[("query", "npm"), ("area", "tools"), ("sort", "time"), ("operator", "or")]),
+        text(&[
+            ("query", "npm"),
+            ("area", "tools"),
+            ("sort", "time"),
+            ("operator", "or"),
+        ]),
         Given::Text,
     )
     .unwrap();
