@@ -78,6 +78,7 @@ pub use list::{list, ListFilter, ListQuery, ListRequest, SessionList, SessionRow
 pub use ops::commands::{commands, CommandsReport, CommandsRequest};
 pub use ops::context::{context, ContextReport, ContextRequest};
 pub use ops::digest::{digest, DigestReport, DigestRequest};
+pub use ops::doctor::{doctor, DoctorReport, DoctorRequest};
 pub use ops::errors::{errors, ErrorsReport, ErrorsRequest};
 pub use ops::files::{files, FilesReport, FilesRequest, GroupFilter};
 pub use ops::graph::{graph, GraphReport, GraphRequest};

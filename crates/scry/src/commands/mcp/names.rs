@@ -378,3 +378,12 @@ fn events_names_agree() {
         but(&filters, &["id"], &[])
     );
 }
+
+#[test]
+fn doctor_names_agree() {
+    // No parameters: exclusions come from the context (global flags, config file).
+    let f = fields::<scry_query::DoctorRequest>();
+    assert!(f.is_empty());
+    assert_eq!(subcommand("doctor"), f);
+    assert_eq!(cli::<crate::commands::doctor::DoctorArgs>(), f);
+}
