@@ -153,8 +153,10 @@ pub fn since(value: &str, now: Timestamp) -> QueryResult<Timestamp> {
 }
 
 /// `--kind`: which session kinds `list` shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
 pub enum KindFilter {
     /// Main sessions only.
     Main,

@@ -71,23 +71,24 @@ use serde::Serialize;
 
 pub use batch::{headers, Batch, BatchEntry};
 pub use error::{QueryError, QueryResult};
-pub use events::{events, relations, EventPage, EventQuery, PageRequest, Relations};
+pub use events::{events, relations, EventPage, EventQuery, EventsRequest, PageRequest, Relations};
 pub use filter::{KindFilter, Scope};
 pub use lineage::{lineage, Lineage};
-pub use list::{list, ListQuery, SessionList, SessionRow};
+pub use list::{list, ListFilter, ListQuery, ListRequest, SessionList, SessionRow};
 pub use ops::commands::{commands, CommandsReport, CommandsRequest};
 pub use ops::context::{context, ContextReport, ContextRequest};
 pub use ops::digest::{digest, DigestReport, DigestRequest};
+pub use ops::doctor::{doctor, DoctorReport, DoctorRequest};
 pub use ops::errors::{errors, ErrorsReport, ErrorsRequest};
 pub use ops::files::{files, FilesReport, FilesRequest, GroupFilter};
 pub use ops::graph::{graph, GraphReport, GraphRequest};
 pub use ops::jobs::{jobs, JobsReport, JobsRequest};
 pub use ops::trace::{trace, TraceReport, TraceRequest};
 pub use ops::workspace::{workspace, WorkspaceReport, WorkspaceRequest};
-pub use overview::{overview, Overview};
-pub use read::{event_window, read, ReadRequest, Selector, TurnPage};
+pub use overview::{overview, Overview, ShowRequest};
+pub use read::{event_window, read, ReadRequest, Selector, TurnPage, TurnRequest};
 pub use search::{search, SearchQuery, SearchResult};
-pub use turns::{turns, TurnRow, TurnsDir};
+pub use turns::{turns, TurnRow, TurnsDir, TurnsRequest};
 
 /// Where and how sessions are read: the environment providers see, the current directory (the
 /// default scope), the demo flag and whether the index may be used. Cheap to clone; an HTTP

@@ -36,6 +36,97 @@ pub struct ListQuery {
     pub archived: bool,
 }
 
+/// The session filters of `list` (scope, providers, since, kind), shared by `scry list`, its
+/// HTTP and MCP front ends and `scry tui`: each flag defined once.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct ListFilter {
+    /// Directory subtree to list (a path, `cwd`, or `global`); default: the current directory
+    #[cfg_attr(feature = "cli", arg(long, value_name = "PATH|cwd|global"))]
+    pub scope: Option<String>,
+    /// List sessions from every directory (same as `--scope global`)
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub global: bool,
+    /// Only these providers (comma-separated: claude,codex,…)
+    #[cfg_attr(feature = "cli", arg(long, value_name = "P,…"))]
+    pub provider: Option<String>,
+    /// Only sessions updated since then: 30m, 24h, 7d, 2w, or an ISO date / time
+    #[cfg_attr(feature = "cli", arg(long, value_name = "WHEN"))]
+    pub since: Option<String>,
+    /// Session kinds to list; default: main sessions with children folded under their parent
+    #[cfg_attr(feature = "cli", arg(long, value_enum))]
+    pub kind: Option<KindFilter>,
+}
+
+impl ListFilter {
+    /// Whether the list is over every directory.
+    pub fn global(&self) -> bool {
+        self.global || self.scope.as_deref() == Some("global")
+    }
+
+    /// The first page of `limit` sessions these filters ask for.
+    pub fn query(&self, limit: usize) -> ListQuery {
+        ListQuery {
+            scope: self.scope.clone(),
+            global: self.global,
+            provider: self.provider.clone(),
+            since: self.since.clone(),
+            kind: self.kind,
+            limit,
+            cursor: None,
+            archived: false,
+        }
+    }
+}
+
+/// What `list` is asked (its request type, issue 18): the CLI's flags, the HTTP parameters and
+/// the MCP arguments (the tool's own `cursor` aside) of the same names; [`ListRequest::query`]
+/// is the [`ListQuery`] it asks for.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct ListRequest {
+    /// Show at most this many sessions
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
+    pub limit: usize,
+    /// Which sessions (scope, providers, since, kind).
+    #[cfg_attr(feature = "cli", command(flatten))]
+    #[serde(flatten)]
+    pub filter: ListFilter,
+    /// Continue after a previous page (the `next_cursor` of `--json`)
+    #[cfg_attr(feature = "cli", arg(long, value_name = "C"))]
+    pub cursor: Option<String>,
+    /// Include sessions whose source the agent deleted, kept by the index until
+    /// `index --prune` (marked "deleted <date>"; `--kind all` includes them too)
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub archived: bool,
+}
+
+impl Default for ListRequest {
+    fn default() -> Self {
+        ListRequest {
+            limit: 20,
+            filter: ListFilter::default(),
+            cursor: None,
+            archived: false,
+        }
+    }
+}
+
+impl ListRequest {
+    /// The query this request asks for.
+    pub fn query(&self) -> ListQuery {
+        ListQuery {
+            cursor: self.cursor.clone(),
+            archived: self.archived,
+            ..self.filter.query(self.limit)
+        }
+    }
+}
+
 /// One row: a session and the children folded under it.
 #[derive(Debug, Clone)]
 pub struct SessionRow {

@@ -17,6 +17,17 @@ use crate::session_read::{self, FnSink};
 use crate::stats::Stats;
 use crate::{render, Availability, Context};
 
+/// What `show` is asked (its request type, issue 18): `scry show`'s argument, the HTTP path's
+/// `{id}` and the MCP argument of the same name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ShowRequest {
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
+    pub id: String,
+}
+
 /// A session's overview.
 #[derive(Debug)]
 pub struct Overview {

@@ -32,6 +32,106 @@ pub enum Selector {
     Artifact(String),
 }
 
+/// What `turn` is asked (its request type, issue 18): `scry turn`'s arguments, the HTTP
+/// parameters of `/v1/sessions/{id}/content` and the MCP `read` tool's arguments of the same
+/// names. One selector (`turns`, `event`, `locator`, `call`, `artifact`) picks what is read
+/// ([`TurnRequest::read`]); HTTP may ask an event window (`around`, `radius`) instead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct TurnRequest {
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
+    pub id: String,
+    /// Turn number or range (`3`, `2-4`; 0 is the preamble)
+    #[cfg_attr(
+        feature = "cli",
+        arg(required_unless_present_any = ["event", "locator", "call", "artifact"])
+    )]
+    pub turns: Option<String>,
+    /// Read events in full by number: `7`, `5-9`, `3,8,12` (at most 50)
+    #[cfg_attr(feature = "cli", arg(long, value_name = "K|A-B|A,B,C", conflicts_with_all = ["turns", "locator", "call", "artifact"]))]
+    pub event: Option<String>,
+    /// Read the event(s) with this locator
+    #[cfg_attr(feature = "cli", arg(long, value_name = "L", conflicts_with_all = ["turns", "call", "artifact"]))]
+    pub locator: Option<String>,
+    /// Read the tool call and result with this call id
+    #[cfg_attr(feature = "cli", arg(long, value_name = "ID", conflicts_with_all = ["turns", "artifact"]))]
+    pub call: Option<String>,
+    /// Print an artifact file the session lists
+    #[cfg_attr(feature = "cli", arg(long, value_name = "PATH", conflicts_with_all = ["turns", "raw"]))]
+    pub artifact: Option<String>,
+    /// Print the original source records instead of the normalized text
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub raw: bool,
+    /// Page size in characters
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 32_000))]
+    pub max_chars: usize,
+    /// Continue where a previous page stopped
+    #[cfg_attr(feature = "cli", arg(long, value_name = "C"))]
+    pub cursor: Option<String>,
+    /// Event window (HTTP): this event (1-based) and `radius` on each side, instead of a
+    /// selector
+    #[cfg_attr(feature = "cli", arg(skip))]
+    pub around: Option<u32>,
+    /// Events on each side of `around` (default 5)
+    #[cfg_attr(feature = "cli", arg(skip))]
+    pub radius: Option<u32>,
+}
+
+impl Default for TurnRequest {
+    fn default() -> Self {
+        TurnRequest {
+            id: String::new(),
+            turns: None,
+            event: None,
+            locator: None,
+            call: None,
+            artifact: None,
+            raw: false,
+            max_chars: 32_000,
+            cursor: None,
+            around: None,
+            radius: None,
+        }
+    }
+}
+
+impl TurnRequest {
+    /// The selectors given, in the order `turns`, `event`, `locator`, `call`, `artifact`.
+    pub fn selectors(&self) -> Vec<Selector> {
+        let mut chosen = Vec::new();
+        let given = [
+            (&self.turns, Selector::Turns as fn(String) -> Selector),
+            (&self.event, Selector::Events),
+            (&self.locator, Selector::Locator),
+            (&self.call, Selector::Call),
+            (&self.artifact, Selector::Artifact),
+        ];
+        for (value, selector) in given {
+            if let Some(v) = value {
+                chosen.push(selector(v.clone()));
+            }
+        }
+        chosen
+    }
+
+    /// The read of exactly one selector; `none` is the one line when there is not exactly one.
+    pub fn read(&self, none: &str) -> QueryResult<ReadRequest> {
+        let mut chosen = self.selectors();
+        if chosen.len() != 1 {
+            return Err(QueryError::usage(ErrorCode::InvalidQuery, none));
+        }
+        Ok(ReadRequest {
+            id: self.id.clone(),
+            selector: chosen.remove(0),
+            raw: self.raw,
+            max_chars: self.max_chars,
+            cursor: self.cursor.clone(),
+        })
+    }
+}
+
 /// A read request; the fields are the CLI's `turn` arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadRequest {

@@ -20,47 +20,74 @@ use crate::error::{QueryError, QueryResult};
 use crate::filter::{self, Scope};
 use crate::{indexed, render, Context};
 
-/// A search; the fields are the CLI's flags.
-#[derive(Debug, Clone, PartialEq)]
+/// What `search` is asked (its request type, issue 18): the CLI's flags and argument, the HTTP
+/// parameters (`q` for `query`) and the MCP arguments (the tool's own `cursor` aside) of the
+/// same names. A missing field takes its [`Default`].
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
 pub struct SearchQuery {
-    /// A literal string (spaces are not split), or a regex with `regex`.
+    /// What to find: a literal string (spaces are not split), or a regex with --regex
+    #[cfg_attr(
+        feature = "cli",
+        arg(required_unless_present = "terms", default_value = "")
+    )]
     pub query: String,
-    /// Read the query as a Rust regex.
+    /// Read the query as a Rust regex
+    #[cfg_attr(feature = "cli", arg(long))]
     pub regex: bool,
-    /// Match case exactly (default: Unicode case-insensitive).
+    /// Match case exactly (default: Unicode case-insensitive)
+    #[cfg_attr(feature = "cli", arg(long))]
     pub case: bool,
-    /// Several literal terms as a JSON array of strings, combined by `operator`.
+    /// Several literal terms as a JSON array of strings, combined by --operator
+    #[cfg_attr(feature = "cli", arg(long, value_name = "JSON"))]
     pub terms: Option<String>,
-    /// How terms combine within one event.
+    /// How --terms combine within one event
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value = "and"))]
     pub operator: TermsOperator,
-    /// Which content.
+    /// Which content: dialogue (default), tools, artifacts, all (thinking only with --kind)
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value = "dialogue"))]
     pub area: Area,
-    /// Only these event kinds (comma-separated).
+    /// Only these event kinds (comma-separated: user,assistant,thinking,tool_call,…)
+    #[cfg_attr(feature = "cli", arg(long, value_name = "K,…"))]
     pub kind: Option<String>,
-    /// Directory subtree (a path, `cwd`, `global`); default: every directory.
+    /// Directory subtree (a path, `cwd`, or `global`); default: every directory
+    #[cfg_attr(feature = "cli", arg(long, value_name = "PATH|cwd|global"))]
     pub scope: Option<String>,
-    /// Every directory.
+    /// Search every directory (same as `--scope global`)
+    #[cfg_attr(feature = "cli", arg(long))]
     pub global: bool,
-    /// Only sessions updated since then.
+    /// Only sessions updated since then: 30m, 24h, 7d, 2w, or an ISO date / time
+    #[cfg_attr(feature = "cli", arg(long, value_name = "WHEN"))]
     pub since: Option<String>,
-    /// Only these providers (comma-separated).
+    /// Only these providers (comma-separated)
+    #[cfg_attr(feature = "cli", arg(long, value_name = "P,…"))]
     pub provider: Option<String>,
-    /// Only this session (the within-session scope).
+    /// Only this session (any reference `show` accepts)
+    #[cfg_attr(feature = "cli", arg(long, value_name = "ID"))]
     pub session: Option<String>,
-    /// Sessions per page.
+    /// Sessions per page
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
     pub limit: usize,
-    /// Hits shown per session.
+    /// Hits shown per session (the totals still count every match)
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5))]
     pub max_hits: usize,
-    /// Characters of context on each side of a match.
+    /// Characters of context on each side of a match
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 60))]
     pub context: usize,
-    /// Order of the sessions.
+    /// Order: relevance (best hit, then time) or time (newest session first)
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value = "relevance"))]
     pub sort: SortOrder,
-    /// Show scry's own echoes instead of folding them.
+    /// Show scry's own echoes in the caller's live session instead of folding them
+    #[cfg_attr(feature = "cli", arg(long))]
     pub include_self: bool,
-    /// Continue after a previous page.
+    /// Continue after a previous page
+    #[cfg_attr(feature = "cli", arg(long, value_name = "C"))]
     pub cursor: Option<String>,
-    /// Leave out archived sessions (source gone, kept by the index: S-I6); they are searched
-    /// by default.
+    /// Leave out sessions whose source the agent deleted (kept by the index and searched by
+    /// default, marked "deleted <date>")
+    #[cfg_attr(feature = "cli", arg(long))]
     pub live_only: bool,
 }
 

@@ -14,6 +14,17 @@ use crate::error::QueryResult;
 use crate::session_read::{self, FnSink};
 use crate::{render, Availability, Context};
 
+/// What `turns` is asked (its request type, issue 18): `scry turns`'s argument, the HTTP path's
+/// `{id}` and the MCP argument of the same name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct TurnsRequest {
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
+    pub id: String,
+}
+
 /// Characters kept of a prompt or an answer per turn for JSON (which says `prompt_truncated` /
 /// `answer_truncated` when cut; a turn read gives the whole text).
 pub const KEEP_JSON: usize = 1000;

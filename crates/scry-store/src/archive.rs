@@ -89,8 +89,8 @@ impl ArchivedRow {
     }
 }
 
-/// What the archive holds (`doctor`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What the archive holds (`doctor`; its JSON is `doctor --json`'s `archive`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ArchiveStats {
     /// Archived sessions.
     pub sessions: u64,

@@ -4,7 +4,7 @@
 //! as plain rows the view scrolls through.
 
 use scry_model::{Header, Timestamp};
-use scry_query::usage::{Period, UsageRequest};
+use scry_query::usage::{Period, Pricing, UsageRequest};
 use scry_query::{CommandsRequest, Context, ErrorsRequest, FilesRequest};
 
 /// A tab of the session view.
@@ -206,10 +206,13 @@ pub fn load(ctx: &Context, tab: Tab, h: &Header, now: Timestamp) -> Result<Vec<R
                 provider: Some(h.provider.as_str().to_string()),
                 split: true,
                 timezone: Some("UTC".into()),
+                ..Default::default()
+            };
+            let pricing = Pricing {
                 now: Some(now),
                 ..Default::default()
             };
-            let r = scry_query::usage::usage(ctx, &req).map_err(|e| e.to_string())?;
+            let r = scry_query::usage::usage(ctx, &req, &pricing).map_err(|e| e.to_string())?;
             match r.rows.iter().find(|r| r.key == h.uri) {
                 None => out.push(row(
                     "no model requests with token counts in this session",

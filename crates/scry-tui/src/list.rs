@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use scry_model::{SessionKind, Timestamp};
-use scry_query::usage::{Period, UsageRequest};
+use scry_query::usage::{Period, Pricing, UsageRequest};
 use scry_query::{Context, KindFilter, ListQuery, SessionRow};
 
 use crate::text::{age, cell, clip, clip_left, width};
@@ -99,11 +99,14 @@ impl ListState {
             period: Period::Session,
             provider: self.query.provider.clone(),
             timezone: Some("UTC".into()),
+            ..Default::default()
+        };
+        let pricing = Pricing {
             now: Some(now),
             ..Default::default()
         };
         // The cost column is best effort: a usage failure leaves it empty.
-        if let Ok(report) = scry_query::usage::usage(ctx, &req) {
+        if let Ok(report) = scry_query::usage::usage(ctx, &req, &pricing) {
             self.costs.clear();
             self.tokens.clear();
             for row in report.rows {

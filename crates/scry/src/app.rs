@@ -136,8 +136,8 @@ fn opens_paths(command: &Command) -> bool {
 /// one other than the keywords (`global`, `/`, `cwd`, `.`): discovery walks it for Aider.
 fn scope_dir(command: &Command, cwd: &std::path::Path) -> Option<PathBuf> {
     let value = match command {
-        Command::List(a) if !a.filter.global => a.filter.scope.as_deref(),
-        Command::Search(a) if !a.global => a.scope.as_deref(),
+        Command::List(a) if !a.request.filter.global => a.request.filter.scope.as_deref(),
+        Command::Search(a) if !a.request.global => a.request.scope.as_deref(),
         Command::Index(a) if !a.global => a.scope.as_deref(),
         Command::Workspace(a) => a.request.path.as_deref(),
         _ => None,

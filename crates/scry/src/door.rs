@@ -48,12 +48,22 @@ pub fn params<T: JsonSchema>() -> Vec<Param> {
         .iter()
         .map(|(name, p)| Param {
             name: name.clone(),
-            kind: kind_of(p),
+            kind: kind_of(optional(p)),
             doc: p["description"].as_str().unwrap_or_default().to_string(),
-            values: values_of(p),
+            values: values_of(optional(p)),
             required: required.contains(&name.as_str()),
         })
         .collect()
+}
+
+/// The schema of an optional property's value: `T` of `anyOf: [T, null]` (an `Option` of an
+/// enumeration), else the property itself.
+fn optional(p: &Value) -> &Value {
+    match p["anyOf"].as_array().map(Vec::as_slice) {
+        Some([a, b]) if b["type"] == "null" => a,
+        Some([a, b]) if a["type"] == "null" => b,
+        _ => p,
+    }
 }
 
 /// `string`, `integer` or `boolean` of a property (`["integer", "null"]` is an integer; an
@@ -173,9 +183,22 @@ pub enum Given {
 pub enum Refused {
     /// A name that is no parameter of the request.
     Unknown(String),
-    /// A value that is not of its parameter's type, or a missing required parameter: one line
-    /// naming the parameter.
+    /// A missing required parameter, or values the request refuses together: one line naming
+    /// the parameter.
     Bad(String),
+    /// A value that is not of its parameter's type (or not one of its values): the parameter's
+    /// name and one line naming it.
+    Value(String, String),
+}
+
+impl Refused {
+    /// The one line of the refusal (`unknown` words an unknown name).
+    pub fn message(self, unknown: impl Fn(&str) -> String) -> String {
+        match self {
+            Refused::Unknown(k) => unknown(&k),
+            Refused::Bad(m) | Refused::Value(_, m) => m,
+        }
+    }
 }
 
 /// The request `T` from named values (`values`, given as `given` says): each checked against
@@ -191,7 +214,10 @@ pub fn request<T: JsonSchema + DeserializeOwned>(
             .iter()
             .find(|p| p.name == name)
             .ok_or_else(|| Refused::Unknown(name.clone()))?;
-        match p.coerce(&value, given).map_err(Refused::Bad)? {
+        match p
+            .coerce(&value, given)
+            .map_err(|m| Refused::Value(name.clone(), m))?
+        {
             Some(v) => fields.insert(name, v),
             None => fields.remove(&name),
         };
@@ -269,7 +295,7 @@ mod tests {
     fn a_bad_value_names_its_parameter() {
         let bad =
             |pairs: &[(&str, &str)]| match request::<CommandsRequest>(text(pairs), Given::Text) {
-                Err(Refused::Bad(m)) => m,
+                Err(Refused::Value(_, m) | Refused::Bad(m)) => m,
                 other => panic!("{other:?}"),
             };
         assert_eq!(
@@ -283,9 +309,12 @@ mod tests {
         assert!(bad(&[("id", "s"), ("turn", "99999999999")]).contains("99999999999"));
         assert_eq!(bad(&[("failed", "1")]), "parameter 'id' is required");
         match request::<FilesRequest>(text(&[("id", "s"), ("group", "docs")]), Given::Text) {
-            Err(Refused::Bad(m)) => assert_eq!(
-                m,
-                "parameter 'group' must be one of project, runtime, log, all, not 'docs'"
+            Err(Refused::Value(name, m)) => assert_eq!(
+                (name.as_str(), m.as_str()),
+                (
+                    "group",
+                    "parameter 'group' must be one of project, runtime, log, all, not 'docs'"
+                )
             ),
             other => panic!("{other:?}"),
         }
@@ -297,7 +326,7 @@ mod tests {
         let json_bad = |name: &str, v: Value| {
             let values = vec![("id".to_string(), json!("s")), (name.to_string(), v)];
             match request::<CommandsRequest>(values, Given::Json) {
-                Err(Refused::Bad(m)) => m,
+                Err(Refused::Value(_, m)) => m,
                 other => panic!("{other:?}"),
             }
         };

@@ -14,20 +14,30 @@ use serde_json::{json, Value};
 use crate::error::{QueryError, QueryResult};
 use crate::selection::Span;
 
-/// The filters of one `events` query, as given (strings, like the CLI flags).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The filters of one `events` query, as given (strings): the CLI flags, HTTP parameters of
+/// `/events` and `/stream` of the same names (issue 18: each defined here once).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
 pub struct EventQuery {
-    /// Seq ranges (0-based, inclusive): `10-40`, `7`, `30-`, `1,5-9`.
+    /// Seq ranges, 0-based and inclusive: `10-40`, `7`, `30-`, `1,5-9`
+    #[cfg_attr(feature = "cli", arg(long, value_name = "A-B"))]
     pub seq: Option<String>,
-    /// Events at or after this time: `24h`, `7d`, `2026-11-30`, `2026-11-30T14:52:00Z`.
+    /// Events at or after: `24h`, `7d`, an ISO date or time
+    #[cfg_attr(feature = "cli", arg(long, value_name = "T"))]
     pub since: Option<String>,
-    /// Events at or before this time (a date alone means through the end of that day).
+    /// Events at or before: `24h` (ago), an ISO date (through its end) or time
+    #[cfg_attr(feature = "cli", arg(long, value_name = "T"))]
     pub until: Option<String>,
-    /// Kinds: `tool_call,tool_result` (see [`EventKind`]).
+    /// Kinds: user, assistant, thinking, tool_call, tool_result, system, compaction, meta
+    #[cfg_attr(feature = "cli", arg(long, value_name = "K,…"))]
     pub kind: Option<String>,
-    /// Surfaces: `current`, `shadowed`, `log-only`.
+    /// Surfaces: current, shadowed, log-only
+    #[cfg_attr(feature = "cli", arg(long, value_name = "S,…"))]
     pub surface: Option<String>,
-    /// Text clause: literal, Unicode case-insensitive, whitespace-flexible.
+    /// Text clause: literal, case-insensitive; a run of spaces matches any run of whitespace
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TEXT"))]
     pub text: Option<String>,
 }
 

@@ -58,6 +58,63 @@ impl Default for PageRequest {
     }
 }
 
+/// What `events` is asked (its request type, issue 18): the session, the filters, the page,
+/// or one event's `relations` instead — `scry events`' flags and the HTTP parameters of
+/// `/v1/sessions/{id}/events` of the same names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct EventsRequest {
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
+    pub id: String,
+    /// The filters.
+    #[cfg_attr(feature = "cli", command(flatten))]
+    #[serde(flatten)]
+    pub filter: EventQuery,
+    /// Rows per page (1-1000)
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT)
+    )]
+    pub limit: usize,
+    /// Continue after a previous page
+    #[cfg_attr(feature = "cli", arg(long, value_name = "C"))]
+    pub cursor: Option<String>,
+    /// Relations of one event (a 0-based seq, or E<n>): replacement chain, source / derived
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            value_name = "SEQ",
+            conflicts_with_all = ["seq", "since", "until", "kind", "surface", "text", "cursor"]
+        )
+    )]
+    pub relations: Option<String>,
+}
+
+impl Default for EventsRequest {
+    fn default() -> Self {
+        EventsRequest {
+            id: String::new(),
+            filter: EventQuery::default(),
+            limit: DEFAULT_LIMIT,
+            cursor: None,
+            relations: None,
+        }
+    }
+}
+
+impl EventsRequest {
+    /// The page asked for.
+    pub fn page(&self) -> PageRequest {
+        PageRequest {
+            limit: self.limit,
+            cursor: self.cursor.clone(),
+        }
+    }
+}
+
 /// One matching event, small: what it is, where it is, and a preview.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EventRow {

@@ -8,11 +8,15 @@
 //! per-turn command / write counts and the tokens.
 
 use scry_facts::files::FileSummary;
-use scry_facts::overview::Overview;
-use scry_facts::{overview_from, turn_summaries, Facts, Failure, FileGroup, TurnSummary};
-use scry_model::{EventKind, Header, Session, Warning};
+use std::collections::BTreeMap;
+
+use scry_facts::overview::{CommandAnchor, Commit, FileStats, JobStats, Overview};
+use scry_facts::{
+    overview_from, turn_summaries, Facts, Failure, FileGroup, FileWrite, TurnSummary,
+};
+use scry_model::{EventKind, Header, Session, TokenUsage, Warning};
 use serde::{Deserialize, Serialize, Serializer};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::{Context, QueryResult};
 
@@ -104,36 +108,66 @@ impl Digest {
         }
     }
 
-    /// The JSON form.
-    pub fn to_json(&self) -> Value {
+    /// The typed JSON shape of this digest (borrowed).
+    fn shape(&self) -> DigestJson<'_> {
         let o = &self.overview;
-        json!({
-            "focus": self.focus.as_str(),
-            "goal": o.first_prompt,
-            "turns": to_value(&self.turns),
-            "files": to_value(&self.files),
-            "files_changed": to_value(&o.files),
-            "failures": o.failures,
-            "failures_fixed": o.failures_fixed,
-            "commands": o.commands,
-            "commands_failed": o.commands_failed,
-            "final": {
-                "answer": self.final_answer,
-                "last_successful_command": to_value(&o.last_successful_command),
-                "last_files_written": to_value(&o.last_files_written),
-                "commits": to_value(&o.commits),
-                "jobs": to_value(&o.jobs),
+        DigestJson {
+            focus: self.focus,
+            goal: &o.first_prompt,
+            turns: &self.turns,
+            files: &self.files,
+            files_changed: &o.files,
+            failures: o.failures,
+            failures_fixed: o.failures_fixed,
+            commands: o.commands,
+            commands_failed: o.commands_failed,
+            final_state: FinalJson {
+                answer: &self.final_answer,
+                last_successful_command: &o.last_successful_command,
+                last_files_written: &o.last_files_written,
+                commits: &o.commits,
+                jobs: &o.jobs,
             },
-            "tokens": to_value(&o.tokens),
-            "cost_usd": self.cost.usd,
-            "unpriced": to_value(&self.cost.unpriced),
-        })
+            tokens: &o.tokens,
+            cost_usd: self.cost.usd,
+            unpriced: &self.cost.unpriced,
+        }
     }
+}
+
+/// The JSON of a [`Digest`]: the goal, the turns, the files, the overview's counts, the final
+/// state, tokens and cost.
+#[derive(Serialize)]
+struct DigestJson<'a> {
+    focus: Focus,
+    goal: &'a Option<String>,
+    turns: &'a [TurnSummary],
+    files: &'a [FileSummary],
+    files_changed: &'a FileStats,
+    failures: usize,
+    failures_fixed: usize,
+    commands: usize,
+    commands_failed: usize,
+    #[serde(rename = "final")]
+    final_state: FinalJson<'a>,
+    tokens: &'a Option<TokenUsage>,
+    cost_usd: Option<f64>,
+    unpriced: &'a BTreeMap<String, u64>,
+}
+
+/// The final state of a [`DigestJson`].
+#[derive(Serialize)]
+struct FinalJson<'a> {
+    answer: &'a Option<String>,
+    last_successful_command: &'a Option<CommandAnchor>,
+    last_files_written: &'a [FileWrite],
+    commits: &'a [Commit],
+    jobs: &'a JobStats,
 }
 
 impl Serialize for Digest {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.to_json().serialize(s)
+        self.shape().serialize(s)
     }
 }
 

@@ -1,5 +1,5 @@
 //! The fact operations of the query door (issue 18): the ledgers (`commands`, `files`,
-//! `errors`, `jobs`), `graph`, `trace`, `context`, `digest` and `workspace`. Each is one typed
+//! `errors`, `jobs`), `graph`, `trace`, `context`, `digest` and `workspace`, and `doctor`. Each is one typed
 //! function `op(ctx, &OpRequest) -> QueryResult<OpReport>` in its own module; the report is a
 //! `Serialize` struct whose JSON (through `serde_json::Value`, keys sorted) is exactly what the
 //! CLI prints with `--json`. The CLI renders its text from the same report; the HTTP API and
@@ -13,6 +13,7 @@
 pub mod commands;
 pub mod context;
 pub mod digest;
+pub mod doctor;
 pub mod errors;
 pub mod files;
 pub mod graph;

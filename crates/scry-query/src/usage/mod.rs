@@ -28,7 +28,7 @@ use crate::session_read::FnSink;
 use crate::Context;
 
 pub use price::{CustomPrice, PriceTable};
-pub use report::{usage, By, Period, UsageReport, UsageRequest, UsageRow};
+pub use report::{usage, By, Period, Pricing, UsageReport, UsageRequest, UsageRow};
 pub use statusline::{statusline, Statusline};
 
 /// One model request.

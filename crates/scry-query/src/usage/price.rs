@@ -90,6 +90,8 @@ pub struct PriceTable {
     pub litellm: String,
     /// Day the snapshot was taken.
     pub date: String,
+    /// Custom prices given (entries of the config file's `[pricing]`).
+    pub custom_given: usize,
     models: HashMap<String, Price>,
     custom: HashMap<String, Price>,
 }
@@ -122,6 +124,7 @@ static EMBEDDED_TABLE: LazyLock<PriceTable> = LazyLock::new(|| {
     PriceTable {
         litellm: raw.litellm,
         date: raw.date,
+        custom_given: 0,
         models,
         custom: HashMap::new(),
     }
@@ -139,6 +142,7 @@ impl PriceTable {
         for (name, c) in custom {
             t.custom.insert(name.trim().to_lowercase(), custom_price(c));
         }
+        t.custom_given = custom.len();
         t
     }
 

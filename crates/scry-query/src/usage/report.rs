@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use jiff::tz::TimeZone;
 use jiff::{Timestamp, ToSpan};
 use scry_model::{ErrorCode, TokenUsage, Warning};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::blocks::{self, Burn};
 use super::price::{cost, CustomPrice, Price, PriceTable};
@@ -21,8 +21,8 @@ use crate::error::QueryResult;
 use crate::Context;
 
 /// Which report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Period {
     /// Per day.
@@ -39,8 +39,9 @@ pub enum Period {
 }
 
 /// What each row is broken down by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum By {
     /// Model (the default).
@@ -54,23 +55,42 @@ pub enum By {
     Machine,
 }
 
-/// What to report; the fields are `scry usage`'s flags.
-#[derive(Debug, Clone, Default)]
+/// What `usage` is asked (its request type, issue 18): `scry usage`'s flags (its report is
+/// the positional argument, which also names `statusline`), the HTTP parameters and the MCP
+/// arguments of the same names. What prices the report is [`Pricing`], beside it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
 pub struct UsageRequest {
-    /// The report.
+    /// The report: daily (default), weekly, monthly, session or blocks
+    #[serde(rename = "report")]
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub period: Period,
-    /// Requests at or after: a date (`2026-12-01`, `20261201`, local midnight) or `7d` / `24h`.
+    /// Requests since: a date (2026-12-01 or 20261201) or a duration (7d, 24h)
+    #[cfg_attr(feature = "cli", arg(long, value_name = "WHEN"))]
     pub since: Option<String>,
-    /// Requests up to the end of this date (or before this time).
+    /// Requests until the end of this date (or before this ISO time)
+    #[cfg_attr(feature = "cli", arg(long, value_name = "WHEN"))]
     pub until: Option<String>,
-    /// Breakdown of each row.
-    pub by: By,
-    /// Providers, comma-separated.
+    /// Break each row down by model, provider, project or machine
+    #[cfg_attr(feature = "cli", arg(long, value_enum))]
+    pub by: Option<By>,
+    /// Only these providers (comma-separated: claude,codex,…)
+    #[cfg_attr(feature = "cli", arg(long, value_name = "P,…"))]
     pub provider: Option<String>,
-    /// Session report: subagents as rows of their own.
+    /// Session report: subagents as rows of their own
+    #[cfg_attr(feature = "cli", arg(long))]
     pub split: bool,
-    /// IANA time zone of days and months (default: the system's, `TZ`).
+    /// Time zone of days and months (IANA name; default: the system's)
+    #[cfg_attr(feature = "cli", arg(long, value_name = "TZ"))]
     pub timezone: Option<String>,
+}
+
+/// What prices a usage report besides the embedded table: not a parameter of the request
+/// (the config file's prices are the server's, "now" is the clock's but in tests).
+#[derive(Debug, Clone, Default)]
+pub struct Pricing {
     /// Custom prices (the config file's `[pricing]`).
     pub prices: BTreeMap<String, CustomPrice>,
     /// "Now" (blocks' activity); `None` = the clock.
@@ -306,7 +326,7 @@ impl RowAcc {
 
 /// Runs a usage report (issue 19): reads every session of the providers asked for, prices each
 /// request and sums them into the report's rows.
-pub fn usage(ctx: &Context, req: &UsageRequest) -> QueryResult<UsageReport> {
+pub fn usage(ctx: &Context, req: &UsageRequest, pricing: &Pricing) -> QueryResult<UsageReport> {
     let tz = match &req.timezone {
         Some(name) => TimeZone::get(name).map_err(|_| {
             bad(
@@ -318,7 +338,7 @@ pub fn usage(ctx: &Context, req: &UsageRequest) -> QueryResult<UsageReport> {
         })?,
         None => TimeZone::system(),
     };
-    let now = req.now.unwrap_or_else(Timestamp::now);
+    let now = pricing.now.unwrap_or_else(Timestamp::now);
     let since = req
         .since
         .as_deref()
@@ -330,7 +350,7 @@ pub fn usage(ctx: &Context, req: &UsageRequest) -> QueryResult<UsageReport> {
         .map(|v| bound(v, "--until", &tz, now, true))
         .transpose()?;
     let providers = crate::filter::providers(req.provider.as_deref())?;
-    let table = PriceTable::with_custom(&req.prices);
+    let table = PriceTable::with_custom(&pricing.prices);
     let (sessions, warnings) = collect(ctx, &providers, since, None)?;
     Ok(build(
         req, &table, &tz, now, since, until, &sessions, warnings,
@@ -362,7 +382,7 @@ pub fn build(
         None => since.is_none() && until.is_none(),
     };
     let part_of = |s: &SessionUsage, r: &Request| -> String {
-        match req.by {
+        match req.by.unwrap_or_default() {
             By::Model => r.model.clone(),
             By::Provider => s.provider.to_string(),
             By::Project => s.cwd.clone().unwrap_or_else(|| "unknown".into()),
@@ -467,7 +487,7 @@ pub fn build(
     }
     UsageReport {
         report: req.period,
-        by: req.by,
+        by: req.by.unwrap_or_default(),
         timezone: tz.iana_name().unwrap_or("local").to_string(),
         subagents: (req.period == Period::Session).then_some(if req.split {
             "split"
@@ -477,7 +497,7 @@ pub fn build(
         prices: PriceSource {
             litellm: table.litellm.clone(),
             date: table.date.clone(),
-            custom: req.prices.len(),
+            custom: table.custom_given,
         },
         rows,
         totals: totals.row("total".to_string()),

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::blocks::Burn;
 use super::collect;
 use super::price::PriceTable;
-use super::report::{build, By, Period, UsageRequest};
+use super::report::{build, By, Period, Pricing, UsageRequest};
 use crate::error::QueryResult;
 use crate::Context;
 
@@ -34,14 +34,16 @@ pub struct Statusline {
     pub block: Option<BlockLine>,
 }
 
-/// The statusline of Claude Code session `session_id` at `now`.
+/// The statusline of Claude Code session `session_id` at `pricing.now` (the clock's when
+/// `None`).
 pub fn statusline(
     ctx: &Context,
     req: &UsageRequest,
+    pricing: &Pricing,
     tz: &TimeZone,
-    now: Timestamp,
     session_id: &str,
 ) -> QueryResult<Statusline> {
+    let now = pricing.now.unwrap_or_else(Timestamp::now);
     let midnight = now
         .to_zoned(tz.clone())
         .start_of_day()
@@ -57,11 +59,11 @@ pub fn statusline(
         Some(midnight.min(block_from)),
         Some(session_id),
     )?;
-    let table = PriceTable::with_custom(&req.prices);
+    let table = PriceTable::with_custom(&pricing.prices);
     let run = |period: Period, since: Option<Timestamp>| {
         let r = UsageRequest {
             period,
-            by: By::Model,
+            by: Some(By::Model),
             ..req.clone()
         };
         build(

@@ -55,38 +55,52 @@ pub enum SearchMode {
 
 /// How terms combine within one event.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TermsOperator {
     /// Every term occurs in some searched field of the event.
     #[default]
+    #[cfg_attr(feature = "cli", value(help = "Every term"))]
     And,
     /// At least one term occurs.
+    #[cfg_attr(feature = "cli", value(help = "Any term"))]
     Or,
 }
 
 /// Which content is searched.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Area {
     /// User / assistant / compaction text and titles.
     #[default]
+    #[cfg_attr(feature = "cli", value(help = "Prompts, answers, titles, summaries"))]
     Dialogue,
     /// Tool names, arguments and results.
+    #[cfg_attr(feature = "cli", value(help = "Tool names, arguments, results"))]
     Tools,
     /// Artifact paths.
+    #[cfg_attr(feature = "cli", value(help = "Artifact paths"))]
     Artifacts,
     /// Everything but thinking.
+    #[cfg_attr(feature = "cli", value(help = "Everything but thinking"))]
     All,
 }
 
 /// Result order.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SortOrder {
     /// Best hit first, then most recent.
     #[default]
+    #[cfg_attr(feature = "cli", value(help = "Best hit first"))]
     Relevance,
     /// Most recently updated session first; hits in session order.
+    #[cfg_attr(feature = "cli", value(help = "Newest session first"))]
     Time,
 }
 

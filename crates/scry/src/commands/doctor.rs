@@ -2,92 +2,63 @@
 //! that chose them), files found, excluded, parsed and failed, warnings by kind, unknown record
 //! types, the slowest file — and of the index: missing, healthy (`PRAGMA quick_check`),
 //! damaged, or not a scry index at all (read-only: doctor never writes to it). One broken
-//! source never stops the others.
-
-use std::path::Path;
+//! source never stops the others. The report is the query layer's
+//! ([`scry_query::ops::doctor`]); this module renders its text.
 
 use clap::Args;
-use scry_sources::{doctor, registry, render_text};
+use scry_query::ops::doctor::{DoctorReport, DoctorRequest, IndexReport, WatcherReport};
+use scry_sources::render_text;
 use scry_store::IndexHealth;
-use serde_json::{json, Value};
 
 use crate::ctx::Ctx;
-use crate::error::{CliError, CliResult};
+use crate::error::CliResult;
 use crate::output::{json_out, Output};
-use scry_model::ErrorCode;
 
 /// Arguments of `doctor` (exclusions come from the global `--exclude-*` flags and the config
 /// file).
 #[derive(Debug, Args)]
-pub struct DoctorArgs {}
+pub struct DoctorArgs {
+    /// The request (no parameters).
+    #[command(flatten)]
+    pub request: DoctorRequest,
+}
 
 /// Runs `doctor`.
-pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> CliResult<Output> {
-    let report = doctor(&ctx.env, &registry(), &ctx.exclusions);
-    let index = crate::indexed::db_path(ctx).map(|p| {
-        let health = scry_store::inspect(&p);
-        (p, health)
-    });
-    let lease = index_lease(&index);
-    let archive = match &index {
-        Some((path, IndexHealth::Healthy { .. })) => scry_store::archive_at(path),
-        _ => None,
-    };
+pub fn run(ctx: &Ctx, args: &DoctorArgs) -> CliResult<Output> {
+    let report = scry_query::ops::doctor::doctor(ctx, &args.request);
     if ctx.json {
-        let mut v = serde_json::to_value(&report).map_err(|e| {
-            CliError::new(
-                ErrorCode::Aborted,
-                format!("cannot encode the doctor report: {e}"),
-            )
-        })?;
-        if let Value::Object(m) = &mut v {
-            let index = match &index {
-                Some((path, health)) => index_json(path, health),
-                None => Value::Null,
-            };
-            m.insert("index".into(), index);
-            m.insert("watcher".into(), watcher_json(&lease));
-            m.insert("archive".into(), archive_json(&archive));
-        }
-        return Ok(json_out(&v).into());
+        return Ok(json_out(&scry_query::ops::to_json(&report)).into());
     }
-    let mut text = render_text(&report);
-    let line = match &index {
-        Some((path, health)) => index_line(path, health),
+    Ok(text(&report).into())
+}
+
+/// The text of `report`: the sources' summary, then the index, watcher and archive lines,
+/// then each provider.
+fn text(report: &DoctorReport) -> String {
+    let mut text = render_text(&report.sources);
+    let line = match &report.index {
+        Some(index) => format!("{}\n{}", index_line(index), watcher_line(&report.watcher)),
         None => "index: not used (--no-index)".into(),
     };
-    let line = match &index {
-        Some(_) => format!("{line}\n{}", watcher_line(&lease)),
-        None => line,
-    };
-    let line = match &archive {
+    let line = match &report.archive {
         Some(a) => format!("{line}\n{}", archive_line(a)),
         None => line,
     };
     // After the summary block (totals, config), before the first provider.
     let at = text.find("\n\n").map_or(text.len(), |i| i + 1);
     text.insert_str(at, &format!("{line}\n"));
-    Ok(text.into())
-}
-
-/// The freshness lease recorded in a readable index (read-only), if any.
-fn index_lease(index: &Option<(std::path::PathBuf, IndexHealth)>) -> Option<scry_store::Lease> {
-    match index {
-        Some((path, IndexHealth::Healthy { .. })) => scry_store::lease_at(path),
-        _ => None,
-    }
+    text
 }
 
 /// Whether a watcher keeps the index current (`scry watch`, or a server's own): its pid, the
 /// age of its heartbeat, and its roots watched / polled / not present yet.
-fn watcher_line(lease: &Option<scry_store::Lease>) -> String {
-    let now = scry_store::now_ms();
-    match lease {
+fn watcher_line(watcher: &Option<WatcherReport>) -> String {
+    match watcher {
         None => "watcher: none running (each command checks the sources' freshness)".into(),
-        Some(l) if l.is_live(now) => format!(
+        Some(l) if l.live => format!(
             "watcher: pid {}, heartbeat {:.1} s ago; {} roots watched, {} polled, {} not present yet",
             l.pid,
-            l.age_ms(now) as f64 / 1000.0,
+            l.heartbeat_age_ms as f64 / 1000.0,
             l.watched,
             l.polled,
             l.waiting
@@ -95,29 +66,14 @@ fn watcher_line(lease: &Option<scry_store::Lease>) -> String {
         Some(l) => format!(
             "watcher: none running (pid {} stopped renewing {:.0} s ago; each command checks the sources' freshness)",
             l.pid,
-            l.age_ms(now) as f64 / 1000.0
+            l.heartbeat_age_ms as f64 / 1000.0
         ),
     }
 }
 
-fn watcher_json(lease: &Option<scry_store::Lease>) -> Value {
-    let now = scry_store::now_ms();
-    match lease {
-        None => Value::Null,
-        Some(l) => json!({
-            "pid": l.pid,
-            "live": l.is_live(now),
-            "heartbeat_age_ms": l.age_ms(now),
-            "watched": l.watched,
-            "polled": l.polled,
-            "waiting": l.waiting,
-        }),
-    }
-}
-
-fn index_line(path: &Path, health: &IndexHealth) -> String {
-    let p = path.display();
-    match health {
+fn index_line(index: &IndexReport) -> String {
+    let p = index.path.display();
+    match &index.health {
         IndexHealth::Missing => format!("index: {p} (not created yet)"),
         IndexHealth::Healthy { legacy: false } => format!("index: {p} ok"),
         IndexHealth::Healthy { legacy: true } => {
@@ -132,17 +88,6 @@ fn index_line(path: &Path, health: &IndexHealth) -> String {
     }
 }
 
-fn index_json(path: &Path, health: &IndexHealth) -> Value {
-    let (status, detail) = match health {
-        IndexHealth::Missing => ("missing", None),
-        IndexHealth::Healthy { legacy: false } => ("ok", None),
-        IndexHealth::Healthy { legacy: true } => ("ok", Some("made by an earlier release")),
-        IndexHealth::Damaged(d) => ("damaged", Some(d.as_str())),
-        IndexHealth::NotAnIndex(r) => ("not_an_index", Some(r.as_str())),
-    };
-    json!({"path": path, "status": status, "detail": detail})
-}
-
 /// The archived sessions the index keeps (source gone; readable until `index --prune`).
 fn archive_line(a: &scry_store::ArchiveStats) -> String {
     if a.sessions == 0 {
@@ -155,18 +100,6 @@ fn archive_line(a: &scry_store::ArchiveStats) -> String {
         human(a.bytes),
         human(a.source_bytes)
     )
-}
-
-fn archive_json(a: &Option<scry_store::ArchiveStats>) -> Value {
-    match a {
-        None => Value::Null,
-        Some(a) => json!({
-            "sessions": a.sessions,
-            "events": a.events,
-            "bytes": a.bytes,
-            "source_bytes": a.source_bytes,
-        }),
-    }
 }
 
 /// Bytes for people: `812 B`, `4.2 KB`, `1.3 MB`, `2.0 GB`.

@@ -13,49 +13,20 @@ use scry_model::Surface;
 use scry_query::events::clause::surface_name;
 use scry_query::events::relations::parse_target;
 use scry_query::events::{EventRow, Link, Related};
-use scry_query::{EventPage, EventQuery, PageRequest, Relations};
+use scry_query::{EventPage, EventsRequest, Relations};
 
 use crate::ctx::Ctx;
 use crate::error::CliResult;
 use crate::output::Output;
 use crate::render::{self, Style};
 
-/// Arguments of `scry events`.
+/// Arguments of `scry events`: the query's request type (its flags defined once, in
+/// `scry_query::EventsRequest`) and `--follow`.
 #[derive(Debug, Args)]
 pub struct EventsArgs {
-    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
-    pub id: String,
-    /// Seq ranges, 0-based and inclusive: `10-40`, `7`, `30-`, `1,5-9`
-    #[arg(long, value_name = "A-B")]
-    pub seq: Option<String>,
-    /// Events at or after: `24h`, `7d`, an ISO date or time
-    #[arg(long, value_name = "T")]
-    pub since: Option<String>,
-    /// Events at or before: `24h` (ago), an ISO date (through its end) or time
-    #[arg(long, value_name = "T")]
-    pub until: Option<String>,
-    /// Kinds: user, assistant, thinking, tool_call, tool_result, system, compaction, meta
-    #[arg(long, value_name = "K,…")]
-    pub kind: Option<String>,
-    /// Surfaces: current, shadowed, log-only
-    #[arg(long, value_name = "S,…")]
-    pub surface: Option<String>,
-    /// Text clause: literal, case-insensitive; a run of spaces matches any run of whitespace
-    #[arg(long, value_name = "TEXT")]
-    pub text: Option<String>,
-    /// Rows per page (1-1000)
-    #[arg(long, value_name = "N", default_value_t = scry_query::events::DEFAULT_LIMIT)]
-    pub limit: usize,
-    /// Continue after a previous page
-    #[arg(long, value_name = "C")]
-    pub cursor: Option<String>,
-    /// Relations of one event (a 0-based seq, or E<n>): replacement chain, source / derived
-    #[arg(
-        long,
-        value_name = "SEQ",
-        conflicts_with_all = ["seq", "since", "until", "kind", "surface", "text", "cursor"]
-    )]
-    pub relations: Option<String>,
+    /// The events asked for.
+    #[command(flatten)]
+    pub request: EventsRequest,
     /// Keep printing new events as the session is written (filters apply); Ctrl-C ends
     #[arg(long, conflicts_with = "relations")]
     pub follow: bool,
@@ -64,29 +35,19 @@ pub struct EventsArgs {
 /// Runs `scry events`.
 pub fn run(ctx: &Ctx, args: &EventsArgs) -> CliResult<Output> {
     let s = Style::new(ctx.color);
-    if let Some(target) = &args.relations {
-        let r = scry_query::relations(ctx, &args.id, parse_target(target)?)?;
+    let req = &args.request;
+    if let Some(target) = &req.relations {
+        let r = scry_query::relations(ctx, &req.id, parse_target(target)?)?;
         if ctx.json {
             return Ok(crate::output::json_out(&r.to_json()).into());
         }
         return Ok(relations_text(&r, s));
     }
-    let q = EventQuery {
-        seq: args.seq.clone(),
-        since: args.since.clone(),
-        until: args.until.clone(),
-        kind: args.kind.clone(),
-        surface: args.surface.clone(),
-        text: args.text.clone(),
-    };
-    let page = PageRequest {
-        limit: args.limit,
-        cursor: args.cursor.clone(),
-    };
+    let (q, page) = (&req.filter, req.page());
     if args.follow {
-        return follow::run(ctx, &args.id, &q, &page, s);
+        return follow::run(ctx, &req.id, q, &page, s);
     }
-    let p = scry_query::events(ctx, &args.id, &q, &page)?;
+    let p = scry_query::events(ctx, &req.id, q, &page)?;
     if ctx.json {
         return Ok(crate::output::json_out(&p.to_json()).into());
     }

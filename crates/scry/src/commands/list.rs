@@ -5,70 +5,20 @@ use std::collections::BTreeMap;
 
 use clap::Args;
 use scry_model::SessionKind;
-use scry_query::{KindFilter, ListQuery, SessionList};
+use scry_query::{ListQuery, ListRequest, SessionList};
 
 use crate::ctx::Ctx;
 use crate::error::CliResult;
 use crate::output::Output;
 use crate::render::{self, Style};
 
-/// The session filters of `scry list`, shared with `scry tui` (one definition of each flag).
-#[derive(Debug, Clone, Args)]
-pub struct ListFilter {
-    /// Directory subtree to list (a path, `cwd`, or `global`); default: the current directory
-    #[arg(long, value_name = "PATH|cwd|global")]
-    pub scope: Option<String>,
-    /// List sessions from every directory (same as `--scope global`)
-    #[arg(long)]
-    pub global: bool,
-    /// Only these providers (comma-separated: claude,codex,…)
-    #[arg(long, value_name = "P,…")]
-    pub provider: Option<String>,
-    /// Only sessions updated since then: 30m, 24h, 7d, 2w, or an ISO date / time
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-    /// Session kinds to list; default: main sessions with children folded under their parent
-    #[arg(long, value_enum)]
-    pub kind: Option<KindFilter>,
-}
-
-impl ListFilter {
-    /// Whether the list is over every directory.
-    pub fn global(&self) -> bool {
-        self.global || self.scope.as_deref() == Some("global")
-    }
-
-    /// The first page of `limit` sessions these filters ask for.
-    pub fn query(&self, limit: usize) -> ListQuery {
-        ListQuery {
-            scope: self.scope.clone(),
-            global: self.global,
-            provider: self.provider.clone(),
-            since: self.since.clone(),
-            kind: self.kind,
-            limit,
-            cursor: None,
-            archived: false,
-        }
-    }
-}
-
-/// Arguments of `scry list`.
+/// Arguments of `scry list`: the query's request type (its flags defined once, in
+/// `scry_query::ListRequest`) and the team store's machine filter.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Show at most this many sessions
-    #[arg(long, default_value_t = 20)]
-    pub limit: usize,
-    /// Which sessions (scope, providers, since, kind).
+    /// The list.
     #[command(flatten)]
-    pub filter: ListFilter,
-    /// Continue after a previous page (the `next_cursor` of `--json`)
-    #[arg(long, value_name = "C")]
-    pub cursor: Option<String>,
-    /// Include sessions whose source the agent deleted, kept by the index until
-    /// `index --prune` (marked "deleted <date>"; `--kind all` includes them too)
-    #[arg(long)]
-    pub archived: bool,
+    pub request: ListRequest,
     /// With --store: only this machine's sessions
     #[arg(long, value_name = "NAME")]
     pub machine: Option<String>,
@@ -83,17 +33,17 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> CliResult<Output> {
     if ctx.json {
         return Ok(crate::output::json_out(&list.to_json()).into());
     }
-    Ok(text(&list, args.filter.global(), Style::new(ctx.color)))
+    Ok(text(
+        &list,
+        args.request.filter.global(),
+        Style::new(ctx.color),
+    ))
 }
 
 impl ListArgs {
     /// The query these flags ask for.
     pub fn query(&self) -> ListQuery {
-        ListQuery {
-            cursor: self.cursor.clone(),
-            archived: self.archived,
-            ..self.filter.query(self.limit)
-        }
+        self.request.query()
     }
 }
 

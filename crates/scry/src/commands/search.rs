@@ -10,145 +10,29 @@
 
 use clap::Args;
 use scry_query::SearchQuery;
-use scry_store::{Area, Hit, SortOrder, TermsOperator};
+use scry_store::Hit;
 
 use crate::ctx::Ctx;
 use crate::error::CliResult;
 use crate::output::Output;
 use crate::render::{self, Style};
 
-/// Arguments of `scry search`.
+/// Arguments of `scry search`: the query's request type (its flags defined once, in
+/// `scry_query::SearchQuery`) and the team store's machine filter.
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// What to find: a literal string (spaces are not split), or a regex with --regex
-    #[arg(required_unless_present = "terms", default_value = "")]
-    pub query: String,
-    /// Read the query as a Rust regex
-    #[arg(long)]
-    pub regex: bool,
-    /// Match case exactly (default: Unicode case-insensitive)
-    #[arg(long)]
-    pub case: bool,
-    /// Several literal terms as a JSON array of strings, combined by --operator
-    #[arg(long, value_name = "JSON")]
-    pub terms: Option<String>,
-    /// How --terms combine within one event
-    #[arg(long, value_enum, default_value = "and")]
-    pub operator: OperatorArg,
-    /// Which content: dialogue (default), tools, artifacts, all (thinking only with --kind)
-    #[arg(long, value_enum, default_value = "dialogue")]
-    pub area: AreaArg,
-    /// Only these event kinds (comma-separated: user,assistant,thinking,tool_call,…)
-    #[arg(long, value_name = "K,…")]
-    pub kind: Option<String>,
-    /// Directory subtree (a path, `cwd`, or `global`); default: every directory
-    #[arg(long, value_name = "PATH|cwd|global")]
-    pub scope: Option<String>,
-    /// Search every directory (same as `--scope global`)
-    #[arg(long)]
-    pub global: bool,
-    /// Only sessions updated since then: 30m, 24h, 7d, 2w, or an ISO date / time
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-    /// Only these providers (comma-separated)
-    #[arg(long, value_name = "P,…")]
-    pub provider: Option<String>,
-    /// Only this session (any reference `show` accepts)
-    #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
-    /// Sessions per page
-    #[arg(long, default_value_t = 20)]
-    pub limit: usize,
-    /// Hits shown per session (the totals still count every match)
-    #[arg(long, default_value_t = 5)]
-    pub max_hits: usize,
-    /// Characters of context on each side of a match
-    #[arg(long, default_value_t = 60)]
-    pub context: usize,
-    /// Order: relevance (best hit, then time) or time (newest session first)
-    #[arg(long, value_enum, default_value = "relevance")]
-    pub sort: SortArg,
-    /// Show scry's own echoes in the caller's live session instead of folding them
-    #[arg(long)]
-    pub include_self: bool,
-    /// Continue after a previous page
-    #[arg(long, value_name = "C")]
-    pub cursor: Option<String>,
-    /// Leave out sessions whose source the agent deleted (kept by the index and searched by
-    /// default, marked "deleted <date>")
-    #[arg(long)]
-    pub live_only: bool,
+    /// The search.
+    #[command(flatten)]
+    pub request: SearchQuery,
     /// With --store: only this machine's sessions
     #[arg(long, value_name = "NAME")]
     pub machine: Option<String>,
 }
 
-/// `--operator`.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum OperatorArg {
-    /// Every term.
-    And,
-    /// Any term.
-    Or,
-}
-
-/// `--area`.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum AreaArg {
-    /// Prompts, answers, titles, summaries.
-    Dialogue,
-    /// Tool names, arguments, results.
-    Tools,
-    /// Artifact paths.
-    Artifacts,
-    /// Everything but thinking.
-    All,
-}
-
-/// `--sort`.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum SortArg {
-    /// Best hit first.
-    Relevance,
-    /// Newest session first.
-    Time,
-}
-
 impl SearchArgs {
     /// The query these flags ask for.
     pub fn query(&self) -> SearchQuery {
-        SearchQuery {
-            query: self.query.clone(),
-            regex: self.regex,
-            case: self.case,
-            terms: self.terms.clone(),
-            operator: match self.operator {
-                OperatorArg::And => TermsOperator::And,
-                OperatorArg::Or => TermsOperator::Or,
-            },
-            area: match self.area {
-                AreaArg::Dialogue => Area::Dialogue,
-                AreaArg::Tools => Area::Tools,
-                AreaArg::Artifacts => Area::Artifacts,
-                AreaArg::All => Area::All,
-            },
-            kind: self.kind.clone(),
-            scope: self.scope.clone(),
-            global: self.global,
-            since: self.since.clone(),
-            provider: self.provider.clone(),
-            session: self.session.clone(),
-            limit: self.limit,
-            max_hits: self.max_hits,
-            context: self.context,
-            sort: match self.sort {
-                SortArg::Relevance => SortOrder::Relevance,
-                SortArg::Time => SortOrder::Time,
-            },
-            include_self: self.include_self,
-            cursor: self.cursor.clone(),
-            live_only: self.live_only,
-        }
+        self.request.clone()
     }
 }
 

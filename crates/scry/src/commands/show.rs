@@ -18,8 +18,9 @@ use crate::stats::Stats;
 /// Arguments of `scry show`.
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
-    pub id: String,
+    /// The session (the query's request type, `scry_query::ShowRequest`).
+    #[command(flatten)]
+    pub request: scry_query::ShowRequest,
 }
 
 /// Runs `scry show`.
@@ -27,7 +28,7 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
     if let Some(url) = &ctx.store {
         return super::team::show(ctx, url, args);
     }
-    let ov = scry_query::overview(ctx, &args.id)?;
+    let ov = scry_query::overview(ctx, &args.request.id)?;
     if ctx.json {
         return Ok(crate::output::json_out(&ov.to_json()).into());
     }

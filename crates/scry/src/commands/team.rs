@@ -16,7 +16,7 @@ pub fn list(ctx: &Ctx, url: &str, args: &super::list::ListArgs) -> CliResult<Out
     if ctx.json {
         return Ok(json_out(&team.to_json()).into());
     }
-    let global = args.filter.global();
+    let global = args.request.filter.global();
     Ok(super::list::text(
         &team.report,
         global,
@@ -27,7 +27,7 @@ pub fn list(ctx: &Ctx, url: &str, args: &super::list::ListArgs) -> CliResult<Out
 /// `show --store`.
 pub fn show(ctx: &Ctx, url: &str, args: &super::show::ShowArgs) -> CliResult<Output> {
     let mut store = Store::open(url)?;
-    let team = read::overview(ctx, &mut store, &args.id)?;
+    let team = read::overview(ctx, &mut store, &args.request.id)?;
     if ctx.json {
         return Ok(json_out(&team.to_json()).into());
     }
@@ -55,7 +55,7 @@ pub fn turns(
     keep: usize,
 ) -> CliResult<Output> {
     let mut store = Store::open(url)?;
-    let team = read::turns(&mut store, &args.id, keep)?;
+    let team = read::turns(&mut store, &args.request.id, keep)?;
     if ctx.json {
         return Ok(json_out(&team.to_json()).into());
     }

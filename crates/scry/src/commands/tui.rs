@@ -9,10 +9,10 @@ use clap::Args;
 use scry_model::ErrorCode;
 use scry_query::ListQuery;
 
-use super::list::ListFilter;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::output::Output;
+use scry_query::ListFilter;
 
 /// Arguments of `scry tui`: the session filters of `scry list`.
 #[derive(Debug, Args)]

@@ -16,8 +16,9 @@ use crate::render::{self, Style};
 /// Arguments of `scry turns`.
 #[derive(Debug, Args)]
 pub struct TurnsArgs {
-    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
-    pub id: String,
+    /// The session (the query's request type, `scry_query::TurnsRequest`).
+    #[command(flatten)]
+    pub request: scry_query::TurnsRequest,
 }
 
 /// Runs `scry turns`.
@@ -26,7 +27,7 @@ pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
     if let Some(url) = &ctx.store {
         return super::team::turns(ctx, url, args, keep);
     }
-    let dir = scry_query::turns(ctx, &args.id, keep)?;
+    let dir = scry_query::turns(ctx, &args.request.id, keep)?;
     if ctx.json {
         return Ok(crate::output::json_out(&dir.to_json()).into());
     }

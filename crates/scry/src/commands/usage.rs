@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
 use scry_model::ErrorCode;
-use scry_query::usage::{dollars, By, Period, UsageReport, UsageRequest, UsageRow};
+use scry_query::usage::{dollars, By, Period, Pricing, UsageReport, UsageRequest, UsageRow};
 use serde_json::{json, Value};
 
 use crate::ctx::Ctx;
@@ -35,35 +35,21 @@ pub enum What {
     Statusline,
 }
 
-/// Arguments of `scry usage`.
+/// Arguments of `scry usage`: the report (a positional that also names `statusline`) and the
+/// query's request type (its flags defined once, in `scry_query::usage::UsageRequest`).
 #[derive(Debug, Args)]
 pub struct UsageArgs {
     /// The report
     #[arg(value_enum, default_value = "daily")]
     pub what: What,
-    /// Requests since: a date (2026-12-01 or 20261201) or a duration (7d, 24h)
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
-    /// Requests until the end of this date (or before this ISO time)
-    #[arg(long, value_name = "WHEN")]
-    pub until: Option<String>,
-    /// Break each row down by model, provider, project or machine
-    #[arg(long, value_enum)]
-    pub by: Option<By>,
-    /// Only these providers (comma-separated: claude,codex,…)
-    #[arg(long, value_name = "P,…")]
-    pub provider: Option<String>,
-    /// Session report: subagents as rows of their own
-    #[arg(long)]
-    pub split: bool,
-    /// Time zone of days and months (IANA name; default: the system's)
-    #[arg(long, value_name = "TZ")]
-    pub timezone: Option<String>,
+    /// The report's filters and breakdown.
+    #[command(flatten)]
+    pub request: UsageRequest,
 }
 
 impl UsageArgs {
-    /// The request these flags ask for (custom prices from the config file).
-    pub fn request(&self, ctx: &Ctx) -> CliResult<UsageRequest> {
+    /// The request these arguments ask for.
+    pub fn request(&self) -> UsageRequest {
         let period = match self.what {
             What::Daily | What::Statusline => Period::Daily,
             What::Weekly => Period::Weekly,
@@ -71,18 +57,19 @@ impl UsageArgs {
             What::Session => Period::Session,
             What::Blocks => Period::Blocks,
         };
-        Ok(UsageRequest {
+        UsageRequest {
             period,
-            since: self.since.clone(),
-            until: self.until.clone(),
-            by: self.by.unwrap_or_default(),
-            provider: self.provider.clone(),
-            split: self.split,
-            timezone: self.timezone.clone(),
-            prices: custom_prices(ctx)?,
-            now: None,
-        })
+            ..self.request.clone()
+        }
     }
+}
+
+/// What prices a report: the config file's custom prices, the clock.
+pub fn pricing(ctx: &scry_query::Context) -> CliResult<Pricing> {
+    Ok(Pricing {
+        prices: custom_prices(ctx)?,
+        now: None,
+    })
 }
 
 /// The config file's custom prices (none for the demo, which ignores the config file).
@@ -108,13 +95,12 @@ pub fn run(ctx: &Ctx, args: &UsageArgs) -> CliResult<Output> {
         })?;
         return statusline(ctx, args, &input);
     }
-    let req = args.request(ctx)?;
-    let r = scry_query::usage::usage(ctx, &req)?;
+    let r = scry_query::usage::usage(ctx, &args.request(), &pricing(ctx)?)?;
     if ctx.json {
         let v = serde_json::to_value(&r).unwrap_or(Value::Null);
         return Ok(crate::output::json_out(&v).into());
     }
-    let mut out = text(&r, args.by.is_some(), Style::new(ctx.color));
+    let mut out = text(&r, args.request.by.is_some(), Style::new(ctx.color));
     if r.rows.is_empty() {
         out = "no usage found\n".to_string();
     }
@@ -303,7 +289,7 @@ pub fn statusline(ctx: &Ctx, args: &UsageArgs, input: &str) -> CliResult<Output>
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    let tz = match &args.timezone {
+    let tz = match &args.request.timezone {
         Some(n) => TimeZone::get(n).map_err(|_| {
             CliError::usage(
                 ErrorCode::InvalidFilter,
@@ -314,13 +300,15 @@ pub fn statusline(ctx: &Ctx, args: &UsageArgs, input: &str) -> CliResult<Output>
     };
     let now = Timestamp::now();
     let req = UsageRequest {
-        provider: args.provider.clone(),
-        timezone: args.timezone.clone(),
-        prices: custom_prices(ctx)?,
-        now: Some(now),
+        provider: args.request.provider.clone(),
+        timezone: args.request.timezone.clone(),
         ..UsageRequest::default()
     };
-    let s = scry_query::usage::statusline(ctx, &req, &tz, now, &session_id)?;
+    let pricing = Pricing {
+        now: Some(now),
+        ..pricing(ctx)?
+    };
+    let s = scry_query::usage::statusline(ctx, &req, &pricing, &tz, &session_id)?;
     let fmt = |c: Option<f64>| c.map_or("unpriced".to_string(), |c| format!("${c:.2}"));
     if ctx.json {
         let v = json!({

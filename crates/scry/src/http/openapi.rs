@@ -30,14 +30,34 @@ pub struct Route {
     /// The parameters of the route's request type (its `{id}` aside), for the routes that
     /// answer one query operation: derived from the type, never written here.
     pub request: Option<fn() -> Vec<door::Param>>,
+    /// HTTP names of request fields that the API names otherwise (`("q", "query")`: the
+    /// search's `query` is `q` here).
+    pub aliases: &'static [(&'static str, &'static str)],
 }
 
 impl Route {
+    /// The request field an HTTP parameter name sets.
+    pub fn field<'a>(&self, name: &'a str) -> &'a str {
+        match self.aliases.iter().find(|(http, _)| *http == name) {
+            Some((_, field)) => field,
+            None => name,
+        }
+    }
+
     /// Every query parameter the route accepts.
     pub fn query_params(&self) -> Vec<door::Param> {
         if let Some(typed) = self.request {
             let in_path = |name: &str| self.path.contains(&format!("{{{name}}}"));
-            return typed().into_iter().filter(|p| !in_path(&p.name)).collect();
+            return typed()
+                .into_iter()
+                .filter(|p| !in_path(&p.name))
+                .map(|mut p| {
+                    if let Some((http, _)) = self.aliases.iter().find(|(_, f)| *f == p.name) {
+                        p.name = (*http).to_string();
+                    }
+                    p
+                })
+                .collect();
         }
         self.params
             .iter()
@@ -56,263 +76,6 @@ const fn p(name: &'static str, kind: &'static str, doc: &'static str) -> Param {
     Param { name, kind, doc }
 }
 
-const USAGE: &[Param] = &[
-    p(
-        "report",
-        "string",
-        "daily (default), weekly, monthly, session or blocks",
-    ),
-    p(
-        "since",
-        "string",
-        "Requests since: a date (2026-12-01, 20261201) or a duration (7d)",
-    ),
-    p("until", "string", "Requests until the end of this date"),
-    p(
-        "by",
-        "string",
-        "Breakdown of each row: model (default), provider, project or machine",
-    ),
-    p(
-        "provider",
-        "string",
-        "Only these providers (comma-separated)",
-    ),
-    p(
-        "split",
-        "boolean",
-        "Session report: subagents as rows of their own (default: folded into their session)",
-    ),
-    p(
-        "timezone",
-        "string",
-        "IANA time zone of days and months (default: the server's)",
-    ),
-];
-
-const LIST: &[Param] = &[
-    p(
-        "scope",
-        "string",
-        "Directory subtree: a path, `cwd` (the server's), or `global`",
-    ),
-    p(
-        "global",
-        "boolean",
-        "Every directory (same as scope=global)",
-    ),
-    p(
-        "provider",
-        "string",
-        "Providers, comma-separated (claude,codex,…)",
-    ),
-    p(
-        "since",
-        "string",
-        "Updated since: 30m, 24h, 7d, 2w, or an ISO date / time",
-    ),
-    p(
-        "kind",
-        "string",
-        "main | subagent | fork | exec | all (default: main, children folded)",
-    ),
-    p("limit", "integer", "Sessions per page (default 20)"),
-    p("cursor", "string", "next_cursor of the previous page"),
-    p(
-        "archived",
-        "boolean",
-        "Include sessions whose source is gone, kept by the index (live: false)",
-    ),
-];
-
-const EVENTS: &[Param] = &[
-    p(
-        "seq",
-        "string",
-        "Seq ranges, 0-based, inclusive: 10-40, 7, 30-, 1,5-9",
-    ),
-    p(
-        "since",
-        "string",
-        "Events at or after: 30m, 24h, 7d, or an ISO date / time",
-    ),
-    p(
-        "until",
-        "string",
-        "Events at or before: a duration ago, an ISO date (through its end) or time",
-    ),
-    p(
-        "kind",
-        "string",
-        "Event kinds, comma-separated (tool_call,tool_result,…)",
-    ),
-    p(
-        "surface",
-        "string",
-        "Surfaces, comma-separated: current, shadowed, log-only",
-    ),
-    p(
-        "text",
-        "string",
-        "Text clause: literal, case-insensitive, whitespace-flexible",
-    ),
-    p(
-        "limit",
-        "integer",
-        "Events per page (default 50, at most 1000)",
-    ),
-    p("cursor", "string", "next_cursor of the previous page"),
-    p(
-        "relations",
-        "string",
-        "One event's relations instead (a seq or E<n>); no filters",
-    ),
-];
-
-const STREAM: &[Param] = &[
-    p(
-        "seq",
-        "string",
-        "Seq ranges, 0-based, inclusive: 10-40, 7, 30-, 1,5-9",
-    ),
-    p(
-        "since",
-        "string",
-        "Events at or after: 30m, 24h, 7d, or an ISO date / time",
-    ),
-    p(
-        "until",
-        "string",
-        "Events at or before: a duration ago, an ISO date (through its end) or time",
-    ),
-    p(
-        "kind",
-        "string",
-        "Event kinds, comma-separated (tool_call,tool_result,…)",
-    ),
-    p(
-        "surface",
-        "string",
-        "Surfaces, comma-separated: current, shadowed, log-only",
-    ),
-    p(
-        "text",
-        "string",
-        "Text clause: literal, case-insensitive, whitespace-flexible",
-    ),
-];
-
-const CONTENT: &[Param] = &[
-    p(
-        "turns",
-        "string",
-        "Turn number or range: 3, 2-4 (0 is the preamble)",
-    ),
-    p(
-        "event",
-        "string",
-        "Events in full by 1-based number: 7, 5-9, 3,8,12 (at most 50)",
-    ),
-    p("locator", "string", "The event(s) with this locator"),
-    p(
-        "call",
-        "string",
-        "The tool call and result with this call id",
-    ),
-    p("artifact", "string", "An artifact file the session lists"),
-    p(
-        "around",
-        "integer",
-        "Event window: this event (1-based) and `radius` on each side",
-    ),
-    p(
-        "radius",
-        "integer",
-        "Events on each side of `around` (default 5)",
-    ),
-    p(
-        "raw",
-        "boolean",
-        "The original source records instead of the normalized text",
-    ),
-    p(
-        "max_chars",
-        "integer",
-        "Page size in characters (default 32000)",
-    ),
-    p(
-        "cursor",
-        "string",
-        "next_cursor of the previous page (refused once the source changed)",
-    ),
-];
-
-const SEARCH: &[Param] = &[
-    p(
-        "q",
-        "string",
-        "What to find: a literal string, or a regex with regex=true",
-    ),
-    p("regex", "boolean", "Read q as a Rust regex"),
-    p(
-        "case",
-        "boolean",
-        "Match case exactly (default: Unicode case-insensitive)",
-    ),
-    p(
-        "terms",
-        "string",
-        "Several literal terms as a JSON array of strings",
-    ),
-    p(
-        "operator",
-        "string",
-        "and | or: how terms combine within one event",
-    ),
-    p("area", "string", "dialogue | tools | artifacts | all"),
-    p(
-        "kind",
-        "string",
-        "Only these event kinds, comma-separated (user,assistant,…)",
-    ),
-    p(
-        "scope",
-        "string",
-        "Directory subtree (a path, cwd, global); default: every directory",
-    ),
-    p("global", "boolean", "Every directory"),
-    p("since", "string", "Only sessions updated since then"),
-    p(
-        "provider",
-        "string",
-        "Only these providers, comma-separated",
-    ),
-    p(
-        "session",
-        "string",
-        "Only this session (within-session scope; its header is returned)",
-    ),
-    p("limit", "integer", "Sessions per page (default 20)"),
-    p("max_hits", "integer", "Hits shown per session (default 5)"),
-    p(
-        "context",
-        "integer",
-        "Characters of context on each side of a match (default 60)",
-    ),
-    p("sort", "string", "relevance | time"),
-    p(
-        "include_self",
-        "boolean",
-        "Show scry's own echoes instead of folding them",
-    ),
-    p("cursor", "string", "next_cursor of the previous page"),
-    p(
-        "live_only",
-        "boolean",
-        "Leave out sessions whose source is gone (searched by default, live: false)",
-    ),
-];
-
 const BATCH: &[Param] = &[p(
     "ids",
     "string",
@@ -326,115 +89,134 @@ pub const ROUTES: &[Route] = &[
         summary: "Liveness: status and version",
         params: &[],
         request: None,
+        aliases: &[],
     },
     Route {
         path: "/manifest",
         summary: "What this server offers: version, routes, providers, redaction",
         params: &[],
         request: None,
+        aliases: &[],
     },
     Route {
         path: "/openapi.json",
         summary: "This document",
         params: &[],
         request: None,
+        aliases: &[],
     },
     Route {
         path: "/v1/sessions",
         summary: "Sessions in a scope, newest first (scry list --json)",
-        params: LIST,
-        request: None,
+        params: &[],
+        request: Some(door::params::<scry_query::ListRequest>),
+        aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}",
         summary: "A session's overview (scry show --json)",
         params: &[],
-        request: None,
+        request: Some(door::params::<scry_query::ShowRequest>),
+        aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/turns",
         summary: "The turn directory (scry turns --json)",
         params: &[],
-        request: None,
+        request: Some(door::params::<scry_query::TurnsRequest>),
+        aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/content",
         summary:
             "Turns, events, a locator, a call, an artifact or raw records, paged (scry turn --json)",
-        params: CONTENT,
-        request: None,
+        params: &[],
+        request: Some(door::params::<scry_query::TurnRequest>),
+        aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/events",
         summary: "Events by seq, time, kind, surface and text, paged; or one event's relations (scry events --json)",
-        params: EVENTS,
-        request: None,
+        params: &[],
+        request: Some(door::params::<scry_query::EventsRequest>),
+        aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/stream",
         summary: "Server-sent events: the session's new events as they are written (ready, events, notice, gone), rows as in /events",
-        params: STREAM,
-        request: None,
+        params: &[],
+        request: Some(door::params::<scry_query::EventQuery>),
+        aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/lineage",
         summary: "Ancestors, descendants, root (scry trace --json)",
         params: &[],
         request: None,
+        aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/commands",
         summary: "The commands ledger (scry commands --json)",
         params: &[],
         request: Some(door::params::<scry_query::CommandsRequest>),
+        aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/files",
         summary: "The files ledger (scry files --json)",
         params: &[],
         request: Some(door::params::<scry_query::FilesRequest>),
+        aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/errors",
         summary: "The errors ledger (scry errors --json)",
         params: &[],
         request: Some(door::params::<scry_query::ErrorsRequest>),
+        aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/jobs",
         summary: "Background jobs (scry jobs --json)",
         params: &[],
         request: Some(door::params::<scry_query::JobsRequest>),
+        aliases: &[],
     },
     Route {
         path: "/v1/graph/{id}",
         summary: "A session's edges to other sessions (scry graph --json)",
         params: &[],
         request: Some(door::params::<scry_query::GraphRequest>),
+        aliases: &[],
     },
     Route {
         path: "/v1/search",
         summary: "Search across sessions or within one (scry search --json)",
-        params: SEARCH,
-        request: None,
+        params: &[],
+        request: Some(door::params::<scry_query::SearchQuery>),
+        aliases: &[("q", "query")],
     },
     Route {
         path: "/v1/headers",
         summary: "Batch read of headers: one result per reference, in order",
         params: BATCH,
         request: None,
+        aliases: &[],
     },
     Route {
         path: "/v1/stream",
         summary: "Server-sent events: sessions the index added or saw grow (session: {change, active, session: list row}; reset)",
         params: &[],
         request: None,
+        aliases: &[],
     },
     Route {
         path: "/v1/usage",
         summary: "Tokens and USD per day, week, month, session or 5-hour block (scry usage --json)",
-        params: USAGE,
-        request: None,
+        params: &[],
+        request: Some(door::params::<scry_query::usage::UsageRequest>),
+        aliases: &[],
     },
 ];
 

@@ -14,21 +14,19 @@ use axum::routing::{get, MethodRouter};
 use axum::Router;
 use scry_model::ErrorCode;
 use scry_query::{
-    turns::KEEP_JSON, KindFilter, ListQuery, QueryError, QueryResult, ReadRequest, SearchQuery,
-    Selector,
+    turns::KEEP_JSON, ListRequest, QueryError, QueryResult, SearchQuery, TurnRequest,
 };
-use scry_store::{Area, SortOrder, TermsOperator};
 use serde_json::{json, Value};
 
 use super::openapi::{self, Route};
 use super::{error_response, json_response, Api};
 
 /// The query parameters of one request, checked against the route's list.
-pub(super) struct Params(Vec<(String, String)>);
+pub(super) struct Params(Vec<(String, String)>, &'static Route);
 
 impl Params {
     fn checked(
-        route: &Route,
+        route: &'static Route,
         raw: Result<Query<Vec<(String, String)>>, QueryRejection>,
     ) -> QueryResult<Params> {
         let Query(pairs) = raw.map_err(|e| {
@@ -52,26 +50,42 @@ impl Params {
                 ));
             }
         }
-        Ok(Params(pairs))
+        Ok(Params(pairs, route))
     }
 
-    /// The request `T` of a route answering one query operation: these parameters and the
-    /// session `id` of the path, checked against the type's parameters.
+    /// The request `T` of a route answering one query operation: these parameters (by the
+    /// names of the type's fields) and the session `id` of the path, checked against the type's
+    /// parameters.
     fn request<T: schemars::JsonSchema + serde::de::DeserializeOwned>(
         &self,
         id: Id,
     ) -> QueryResult<T> {
+        self.typed(Some(id), &[])
+    }
+
+    /// Like [`Params::request`], `id` if the path has one; a bad value of a parameter named in
+    /// `codes` has its code there (`kind` of a list is `INVALID_FILTER`), any other refusal is
+    /// `INVALID_QUERY`.
+    pub(super) fn typed<T: schemars::JsonSchema + serde::de::DeserializeOwned>(
+        &self,
+        id: Option<Id>,
+        codes: &[(&str, ErrorCode)],
+    ) -> QueryResult<T> {
+        let id = id.map(id_of).transpose()?;
         let given = self
             .0
             .iter()
-            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-            .chain([("id".to_string(), Value::String(id_of(id)?))]);
+            .map(|(k, v)| (self.1.field(k).to_string(), Value::String(v.clone())))
+            .chain(id.map(|id| ("id".to_string(), Value::String(id))));
         crate::door::request(given, crate::door::Given::Text).map_err(|e| {
-            let m = match e {
-                crate::door::Refused::Unknown(k) => format!("unknown parameter '{k}'"),
-                crate::door::Refused::Bad(m) => m,
+            let code = match &e {
+                crate::door::Refused::Value(name, _) => codes
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map_or(ErrorCode::InvalidQuery, |(_, c)| *c),
+                _ => ErrorCode::InvalidQuery,
             };
-            QueryError::usage(ErrorCode::InvalidQuery, m)
+            QueryError::usage(code, e.message(|k| format!("unknown parameter '{k}'")))
         })
     }
 
@@ -80,34 +94,6 @@ impl Params {
             .iter()
             .find(|(k, v)| k == name && !v.is_empty())
             .map(|(_, v)| v.clone())
-    }
-
-    fn flag(&self, name: &str) -> QueryResult<bool> {
-        match self
-            .0
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-        {
-            None | Some("false" | "0" | "no") => Ok(false),
-            Some("" | "true" | "1" | "yes") => Ok(true),
-            Some(v) => Err(QueryError::usage(
-                ErrorCode::InvalidQuery,
-                format!("parameter '{name}' must be true or false, not '{v}'"),
-            )),
-        }
-    }
-
-    fn num(&self, name: &str, default: usize) -> QueryResult<usize> {
-        match self.get(name) {
-            None => Ok(default),
-            Some(v) => v.parse().map_err(|_| {
-                QueryError::usage(
-                    ErrorCode::InvalidQuery,
-                    format!("parameter '{name}' must be a number, not '{v}'"),
-                )
-            }),
-        }
     }
 }
 
@@ -276,27 +262,8 @@ async fn openapi_doc(State(_): State<Arc<Api>>, raw: Raw) -> Response {
 
 async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     answer(api, "/v1/sessions", raw, |api, p| {
-        let kind = match p.get("kind") {
-            Some(k) => Some(
-                <KindFilter as clap::ValueEnum>::from_str(&k, true).map_err(|_| {
-                    QueryError::usage(
-                        ErrorCode::InvalidFilter,
-                        format!("unknown kind '{k}': main, subagent, fork, exec or all"),
-                    )
-                })?,
-            ),
-            None => None,
-        };
-        let q = ListQuery {
-            scope: p.get("scope"),
-            global: p.flag("global")?,
-            provider: p.get("provider"),
-            since: p.get("since"),
-            kind,
-            limit: p.num("limit", 20)?,
-            cursor: p.get("cursor"),
-            archived: p.flag("archived")?,
-        };
+        let req: ListRequest = p.typed(None, &[("kind", ErrorCode::InvalidFilter)])?;
+        let q = req.query();
         if let Some(url) = &api.opts.store {
             let mut store = scry_team::read::Store::open(url)?;
             return Ok(scry_team::read::list(&api.ctx, &mut store, &q, None)?.to_json());
@@ -307,74 +274,42 @@ async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
 }
 
 async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
-    answer(api, "/v1/sessions/{id}", raw, move |api, _| {
+    answer(api, "/v1/sessions/{id}", raw, move |api, p| {
+        let req: scry_query::ShowRequest = p.request(id)?;
         if let Some(url) = &api.opts.store {
             let mut store = scry_team::read::Store::open(url)?;
-            return Ok(scry_team::read::overview(&api.ctx, &mut store, &id_of(id)?)?.to_json());
+            return Ok(scry_team::read::overview(&api.ctx, &mut store, &req.id)?.to_json());
         }
-        Ok(scry_query::overview(&api.ctx, &id_of(id)?)?.to_json())
+        Ok(scry_query::overview(&api.ctx, &req.id)?.to_json())
     })
     .await
 }
 
 async fn turns(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
-    answer(api, "/v1/sessions/{id}/turns", raw, move |api, _| {
+    answer(api, "/v1/sessions/{id}/turns", raw, move |api, p| {
+        let req: scry_query::TurnsRequest = p.request(id)?;
         if let Some(url) = &api.opts.store {
             let mut store = scry_team::read::Store::open(url)?;
-            return Ok(scry_team::read::turns(&mut store, &id_of(id)?, KEEP_JSON)?.to_json());
+            return Ok(scry_team::read::turns(&mut store, &req.id, KEEP_JSON)?.to_json());
         }
-        Ok(scry_query::turns(&api.ctx, &id_of(id)?, KEEP_JSON)?.to_json())
+        Ok(scry_query::turns(&api.ctx, &req.id, KEEP_JSON)?.to_json())
     })
     .await
 }
 
 async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/content", raw, move |api, p| {
-        let id = id_of(id)?;
-        let max_chars = p.num("max_chars", 32_000)?;
-        if let Some(around) = p.get("around") {
-            let event: u32 = around.parse().map_err(|_| {
-                QueryError::usage(
-                    ErrorCode::InvalidWindow,
-                    format!("around must be an event number, not '{around}'"),
-                )
-            })?;
-            let radius = u32::try_from(p.num("radius", 5)?).unwrap_or(u32::MAX);
+        let req: TurnRequest = p.typed(Some(id), &[("around", ErrorCode::InvalidWindow)])?;
+        if let Some(event) = req.around {
+            let radius = req.radius.unwrap_or(5);
             return Ok(
-                scry_query::event_window(&api.ctx, &id, event, radius, max_chars)?.to_json(),
+                scry_query::event_window(&api.ctx, &req.id, event, radius, req.max_chars)?
+                    .to_json(),
             );
         }
-        let mut chosen: Vec<Selector> = Vec::new();
-        if let Some(t) = p.get("turns") {
-            chosen.push(Selector::Turns(t));
-        }
-        if let Some(e) = p.get("event") {
-            chosen.push(Selector::Events(e));
-        }
-        if let Some(l) = p.get("locator") {
-            chosen.push(Selector::Locator(l));
-        }
-        if let Some(c) = p.get("call") {
-            chosen.push(Selector::Call(c));
-        }
-        if let Some(a) = p.get("artifact") {
-            chosen.push(Selector::Artifact(a));
-        }
-        if chosen.len() != 1 {
-            return Err(QueryError::usage(
-                ErrorCode::InvalidQuery,
-                "give exactly one of turns, event, locator, call, artifact (or around)",
-            ));
-        }
-        let selector = chosen.remove(0);
-        let req = ReadRequest {
-            id,
-            selector,
-            raw: p.flag("raw")?,
-            max_chars,
-            cursor: p.get("cursor"),
-        };
-        Ok(scry_query::read(&api.ctx, &req)?.to_json())
+        let read =
+            req.read("give exactly one of turns, event, locator, call, artifact (or around)")?;
+        Ok(scry_query::read(&api.ctx, &read)?.to_json())
     })
     .await
 }
@@ -383,30 +318,18 @@ async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 /// `scry events --relations` and takes no filters.
 async fn events(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/events", raw, move |api, p| {
-        let id = id_of(id)?;
-        let q = scry_query::EventQuery {
-            seq: p.get("seq"),
-            since: p.get("since"),
-            until: p.get("until"),
-            kind: p.get("kind"),
-            surface: p.get("surface"),
-            text: p.get("text"),
-        };
-        if let Some(target) = p.get("relations") {
-            if q != scry_query::EventQuery::default() || p.get("cursor").is_some() {
+        let req: scry_query::EventsRequest = p.request(id)?;
+        if let Some(target) = &req.relations {
+            if req.filter != scry_query::EventQuery::default() || req.cursor.is_some() {
                 return Err(QueryError::usage(
                     ErrorCode::InvalidQuery,
                     "relations takes no filters or cursor",
                 ));
             }
-            let seq = scry_query::events::relations::parse_target(&target)?;
-            return Ok(scry_query::relations(&api.ctx, &id, seq)?.to_json());
+            let seq = scry_query::events::relations::parse_target(target)?;
+            return Ok(scry_query::relations(&api.ctx, &req.id, seq)?.to_json());
         }
-        let page = scry_query::PageRequest {
-            limit: p.num("limit", scry_query::events::DEFAULT_LIMIT)?,
-            cursor: p.get("cursor"),
-        };
-        Ok(scry_query::events(&api.ctx, &id, &q, &page)?.to_json())
+        Ok(scry_query::events(&api.ctx, &req.id, &req.filter, &req.page())?.to_json())
     })
     .await
 }
@@ -420,45 +343,7 @@ async fn lineage(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 
 async fn search(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     answer(api, "/v1/search", raw, |api, p| {
-        let d = SearchQuery::default();
-        let operator = match p.get("operator").as_deref() {
-            None | Some("and") => TermsOperator::And,
-            Some("or") => TermsOperator::Or,
-            Some(o) => return Err(bad_value("operator", o, "and, or")),
-        };
-        let area = match p.get("area").as_deref() {
-            None | Some("dialogue") => Area::Dialogue,
-            Some("tools") => Area::Tools,
-            Some("artifacts") => Area::Artifacts,
-            Some("all") => Area::All,
-            Some(a) => return Err(bad_value("area", a, "dialogue, tools, artifacts, all")),
-        };
-        let sort = match p.get("sort").as_deref() {
-            None | Some("relevance") => SortOrder::Relevance,
-            Some("time") => SortOrder::Time,
-            Some(s) => return Err(bad_value("sort", s, "relevance, time")),
-        };
-        let q = SearchQuery {
-            query: p.get("q").unwrap_or_default(),
-            regex: p.flag("regex")?,
-            case: p.flag("case")?,
-            terms: p.get("terms"),
-            operator,
-            area,
-            kind: p.get("kind"),
-            scope: p.get("scope"),
-            global: p.flag("global")?,
-            since: p.get("since"),
-            provider: p.get("provider"),
-            session: p.get("session"),
-            limit: p.num("limit", d.limit)?,
-            max_hits: p.num("max_hits", d.max_hits)?,
-            context: p.num("context", d.context)?,
-            sort,
-            include_self: p.flag("include_self")?,
-            cursor: p.get("cursor"),
-            live_only: p.flag("live_only")?,
-        };
+        let q: SearchQuery = p.typed(None, &[])?;
         if let Some(url) = &api.opts.store {
             let mut store = scry_team::read::Store::open(url)?;
             return Ok(scry_team::read::search(&api.ctx, &mut store, &q, None)?.to_json());
@@ -466,13 +351,6 @@ async fn search(State(api): State<Arc<Api>>, raw: Raw) -> Response {
         Ok(scry_query::search(&api.ctx, &q)?.to_json())
     })
     .await
-}
-
-fn bad_value(name: &str, value: &str, accepted: &str) -> QueryError {
-    QueryError::usage(
-        ErrorCode::InvalidQuery,
-        format!("parameter '{name}' must be one of {accepted}, not '{value}'"),
-    )
 }
 
 async fn headers(State(api): State<Arc<Api>>, raw: Raw) -> Response {
@@ -546,28 +424,8 @@ async fn graph(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 
 async fn usage(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     answer(api, "/v1/usage", raw, |api, p| {
-        let enumerated = |name: &str, accepted: &str| -> QueryResult<Option<String>> {
-            match p.get(name) {
-                Some(v) if !accepted.split(", ").any(|a| a == v) => {
-                    Err(bad_value(name, &v, accepted))
-                }
-                v => Ok(v),
-            }
-        };
-        let period = enumerated("report", "daily, weekly, monthly, session, blocks")?;
-        let by = enumerated("by", "model, provider, project, machine")?;
-        let req = scry_query::usage::UsageRequest {
-            period: period
-                .and_then(|v| clap::ValueEnum::from_str(&v, false).ok())
-                .unwrap_or_default(),
-            since: p.get("since"),
-            until: p.get("until"),
-            by: by
-                .and_then(|v| clap::ValueEnum::from_str(&v, false).ok())
-                .unwrap_or_default(),
-            provider: p.get("provider"),
-            split: p.flag("split")?,
-            timezone: p.get("timezone"),
+        let req: scry_query::usage::UsageRequest = p.typed(None, &[])?;
+        let pricing = scry_query::usage::Pricing {
             prices: if api.ctx.demo {
                 Default::default()
             } else {
@@ -576,9 +434,7 @@ async fn usage(State(api): State<Arc<Api>>, raw: Raw) -> Response {
             },
             now: None,
         };
-        let r = scry_query::usage::usage(&api.ctx, &req)?;
-        serde_json::to_value(&r)
-            .map_err(|e| QueryError::new(ErrorCode::Aborted, format!("usage report: {e}")))
+        report(scry_query::usage::usage(&api.ctx, &req, &pricing))
     })
     .await
 }

@@ -102,13 +102,9 @@ pub async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response 
         Ok(p) => p,
         Err(e) => return error_response(&e),
     };
-    let q = EventQuery {
-        seq: params.get("seq"),
-        since: params.get("since"),
-        until: params.get("until"),
-        kind: params.get("kind"),
-        surface: params.get("surface"),
-        text: params.get("text"),
+    let q: EventQuery = match params.typed(None, &[]) {
+        Ok(q) => q,
+        Err(e) => return error_response(&e),
     };
     let ctx = api.ctx.clone();
     let opened = bounded(REQUEST_TIME, move || -> QueryResult<Follow> {

@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use clap::{Args, Command};
 use serde::Serialize;
 
-use crate::commands::trace;
 use crate::commands::{context, graph, ledger_commands, ledger_errors, ledger_files, ledger_jobs};
+use crate::commands::{list, search, trace, tui, usage};
 
 /// The field names of a request: from its serialization (every field serialized), checked
 /// equal to its JSON Schema's properties (where HTTP and MCP take their parameters from).
@@ -54,10 +54,12 @@ fn subcommand(name: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The parameters of an HTTP route: its query parameters and `{id}` in the path.
+/// The parameters of an HTTP route, as the request fields they set: its query parameters and
+/// `{id}` in the path.
 fn http(path: &str) -> BTreeSet<String> {
     let route = crate::http::openapi::route(path).unwrap_or_else(|| panic!("no route {path}"));
-    let mut names: BTreeSet<String> = route.query_params().into_iter().map(|p| p.name).collect();
+    let params: BTreeSet<String> = route.query_params().into_iter().map(|p| p.name).collect();
+    let mut names: BTreeSet<String> = params.iter().map(|p| route.field(p).to_string()).collect();
     if path.contains("{id}") {
         names.insert("id".into());
     }
@@ -69,8 +71,12 @@ fn http(path: &str) -> BTreeSet<String> {
         .iter()
         .filter_map(|p| p["name"].as_str().map(String::from))
         .collect();
+    let mut expected = params;
+    if path.contains("{id}") {
+        expected.insert("id".into());
+    }
     assert_eq!(
-        documented, names,
+        documented, expected,
         "{path}: the document names the route's parameters"
     );
     names
@@ -210,4 +216,174 @@ fn workspace_names_agree() {
     let f = fields::<scry_query::WorkspaceRequest>();
     assert_eq!(subcommand("workspace"), f);
     assert_eq!(cli::<crate::commands::workspace::WorkspaceArgs>(), f);
+}
+
+/// `names` with `add` and without `remove`.
+fn but(names: &BTreeSet<String>, add: &[&str], remove: &[&str]) -> BTreeSet<String> {
+    let mut n = names.clone();
+    n.extend(add.iter().map(|a| a.to_string()));
+    n.retain(|x| !remove.contains(&x.as_str()));
+    n
+}
+
+#[test]
+fn list_names_agree() {
+    let f = fields::<scry_query::ListRequest>();
+    // `--machine` filters the team store's list (`--store`), which HTTP and MCP do not read.
+    assert_eq!(subcommand("list"), but(&f, &["machine"], &[]));
+    assert_eq!(cli::<list::ListArgs>(), but(&f, &["machine"], &[]));
+    assert_eq!(http("/v1/sessions"), f);
+    // MCP's `cursor` is every tool's own continuation.
+    assert_eq!(mcp("list_sessions"), but(&f, &[], &["cursor"]));
+    // `scry tui` takes the list's session filters.
+    let filter = fields::<scry_query::ListFilter>();
+    assert_eq!(subcommand("tui"), filter);
+    assert_eq!(cli::<tui::TuiArgs>(), filter);
+}
+
+#[test]
+fn search_names_agree() {
+    let f = fields::<scry_query::SearchQuery>();
+    assert_eq!(subcommand("search"), but(&f, &["machine"], &[]));
+    assert_eq!(cli::<search::SearchArgs>(), but(&f, &["machine"], &[]));
+    // HTTP names the query `q` (the route's alias), for the same field.
+    assert_eq!(http("/v1/search"), f);
+    assert!(crate::http::openapi::route("/v1/search")
+        .unwrap()
+        .query_params()
+        .iter()
+        .any(|p| p.name == "q"));
+    assert_eq!(mcp("search"), but(&f, &[], &["cursor"]));
+}
+
+#[test]
+fn usage_names_agree() {
+    let f = fields::<scry_query::usage::UsageRequest>();
+    // The CLI's report is the positional `what` (which also names `statusline`).
+    assert_eq!(subcommand("usage"), but(&f, &["what"], &["report"]));
+    assert_eq!(cli::<usage::UsageArgs>(), but(&f, &["what"], &["report"]));
+    assert_eq!(http("/v1/usage"), f);
+    assert_eq!(mcp("usage"), f);
+}
+
+/// The HTTP text of each new request type becomes the request field by field, defaults where
+/// nothing is given, and a bad enumeration value names its parameter.
+#[test]
+fn http_text_becomes_list_search_and_usage_requests() {
+    use crate::door::{request, Given, Refused};
+    let text = |pairs: &[(&str, &str)]| -> Vec<(String, serde_json::Value)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), serde_json::json!(v)))
+            .collect()
+    };
+    let l: scry_query::ListRequest = request(
+        text(&[("kind", "fork"), ("global", ""), ("limit", "7")]),
+        Given::Text,
+    )
+    .unwrap();
+    assert_eq!(l.limit, 7);
+    assert!(l.filter.global);
+    assert_eq!(l.filter.kind, Some(scry_query::KindFilter::Fork));
+    let d: scry_query::ListRequest = request(text(&[]), Given::Text).unwrap();
+    assert_eq!(d, scry_query::ListRequest::default());
+    assert_eq!(d.limit, 20);
+    match request::<scry_query::ListRequest>(text(&[("kind", "bogus")]), Given::Text) {
+        Err(Refused::Value(name, m)) => {
+            assert_eq!(name, "kind");
+            assert_eq!(
+                m,
+                "parameter 'kind' must be one of main, subagent, fork, exec, all, not 'bogus'"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let q: scry_query::SearchQuery = request(
+        text(&[
+            ("query", "npm"),
+            ("area", "tools"),
+            ("sort", "time"),
+            ("operator", "or"),
+        ]),
+        Given::Text,
+    )
+    .unwrap();
+    assert_eq!(
+        q,
+        scry_query::SearchQuery {
+            query: "npm".into(),
+            area: scry_store::Area::Tools,
+            sort: scry_store::SortOrder::Time,
+            operator: scry_store::TermsOperator::Or,
+            ..Default::default()
+        }
+    );
+    let u: scry_query::usage::UsageRequest = request(
+        text(&[("report", "blocks"), ("by", "machine")]),
+        Given::Text,
+    )
+    .unwrap();
+    assert_eq!(u.period, scry_query::usage::Period::Blocks);
+    assert_eq!(u.by, Some(scry_query::usage::By::Machine));
+    match request::<scry_query::usage::UsageRequest>(text(&[("report", "hourly")]), Given::Text) {
+        Err(Refused::Value(name, _)) => assert_eq!(name, "report"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn show_and_turns_names_agree() {
+    let f = fields::<scry_query::ShowRequest>();
+    assert_eq!(subcommand("show"), f);
+    assert_eq!(cli::<crate::commands::show::ShowArgs>(), f);
+    assert_eq!(http("/v1/sessions/{id}"), f);
+    assert_eq!(mcp("show_session"), f);
+    let f = fields::<scry_query::TurnsRequest>();
+    assert_eq!(subcommand("turns"), f);
+    assert_eq!(cli::<crate::commands::turns::TurnsArgs>(), f);
+    assert_eq!(http("/v1/sessions/{id}/turns"), f);
+    assert_eq!(mcp("turns"), f);
+}
+
+#[test]
+fn turn_names_agree() {
+    let f = fields::<scry_query::TurnRequest>();
+    // The event window (`around`, `radius`) is HTTP's alone.
+    let cli_names = but(&f, &[], &["around", "radius"]);
+    assert_eq!(subcommand("turn"), cli_names);
+    assert_eq!(cli::<crate::commands::turn::TurnArgs>(), cli_names);
+    assert_eq!(http("/v1/sessions/{id}/content"), f);
+    // MCP reads no artifact file; `max_chars` / `cursor` are every tool's own.
+    let mcp_names = but(
+        &f,
+        &[],
+        &["artifact", "max_chars", "cursor", "around", "radius"],
+    );
+    assert_eq!(mcp("read"), mcp_names);
+}
+
+#[test]
+fn events_names_agree() {
+    let f = fields::<scry_query::EventsRequest>();
+    // `--follow` keeps the CLI printing; HTTP follows with `/stream` (the filters alone).
+    assert_eq!(subcommand("events"), but(&f, &["follow"], &[]));
+    assert_eq!(
+        cli::<crate::commands::events::EventsArgs>(),
+        but(&f, &["follow"], &[])
+    );
+    assert_eq!(http("/v1/sessions/{id}/events"), f);
+    let filters = fields::<scry_query::EventQuery>();
+    assert_eq!(
+        http("/v1/sessions/{id}/stream"),
+        but(&filters, &["id"], &[])
+    );
+}
+
+#[test]
+fn doctor_names_agree() {
+    // No parameters: exclusions come from the context (global flags, config file).
+    let f = fields::<scry_query::DoctorRequest>();
+    assert!(f.is_empty());
+    assert_eq!(subcommand("doctor"), f);
+    assert_eq!(cli::<crate::commands::doctor::DoctorArgs>(), f);
 }

@@ -3,14 +3,10 @@
 //! the CLI command of the same meaning — so an MCP answer is exactly the CLI's `--json` answer
 //! (then redacted and bounded).
 
-use clap::ValueEnum;
 use scry_model::ErrorCode;
 use scry_query::ops::to_json;
 use scry_query::turns::KEEP_JSON;
-use scry_query::{
-    Context, KindFilter, ListQuery, QueryError, QueryResult, ReadRequest, SearchQuery, Selector,
-};
-use scry_store::{Area, SortOrder};
+use scry_query::{Context, QueryError, QueryResult, SearchQuery};
 use serde_json::{json, Map, Value};
 
 /// One tool.
@@ -30,18 +26,6 @@ pub struct ToolSpec {
 fn id_prop() -> Value {
     // Ids only: the server resolves sessions from discovery and never opens a path it is given.
     json!({"type": "string", "description": "Session reference: full id, provider:id (as in a session uri), or a unique prefix of at least 6 characters (not a file path)"})
-}
-
-fn scope_prop() -> Value {
-    json!({"type": "string", "description": "Directory subtree: an absolute path, \"cwd\" (the server's working directory) or \"global\" (every directory)"})
-}
-
-fn since_prop() -> Value {
-    json!({"type": "string", "description": "Only sessions updated since then: 30m, 24h, 7d, 2w, or an ISO date/time"})
-}
-
-fn provider_prop() -> Value {
-    json!({"type": "string", "description": "Only these providers, comma-separated (claude, codex, gemini, grok, dsh, deepagents, pi, opencode, kilo, cursor, antigravity, mtagent, copilot, qwen, continue, aider)"})
 }
 
 /// The input properties of a tool answering the query operation of request `T`: the type's
@@ -72,10 +56,8 @@ fn request<T: schemars::JsonSchema + serde::de::DeserializeOwned>(
         .iter()
         .filter(|(k, _)| *k != "max_chars" && *k != "cursor")
         .map(|(k, v)| (k.clone(), v.clone()));
-    crate::door::request(given, crate::door::Given::Json).map_err(|e| match e {
-        crate::door::Refused::Unknown(k) => format!("unknown argument {k:?}"),
-        crate::door::Refused::Bad(m) => m,
-    })
+    crate::door::request(given, crate::door::Given::Json)
+        .map_err(|e| e.message(|k| format!("unknown argument {k:?}")))
 }
 
 /// Every tool, in the order `tools/list` shows them.
@@ -84,45 +66,38 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "list_sessions",
             description: "List recent agent sessions (newest first) with id, uri, provider, title, cwd and time. Use first to find a session of this project (default scope: the server's working directory) or, with scope \"global\", of any project. Cheap.",
-            properties: || {
-                json!({
-                    "scope": scope_prop(),
-                    "provider": provider_prop(),
-                    "since": since_prop(),
-                    "kind": {"type": "string", "enum": ["main", "subagent", "exec", "all"], "description": "Session kinds; default: main sessions with children folded"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "Sessions to consider (default 20)"},
-                    "archived": {"type": "boolean", "description": "Include sessions whose source the agent deleted, kept by the index (live: false)"},
-                })
-            },
+            // `cursor` is every tool's own continuation.
+            properties: || typed::<scry_query::ListRequest>(&["cursor"]),
             required: &[],
             native_paging: false,
         },
         ToolSpec {
             name: "show_session",
             description: "Overview of one session (layer 1): turns, events by kind, files changed, commands, failures, tokens, the goal (first prompt), title history, final state and where the source files are. Use after list_sessions/search to decide whether to read further. Cheap.",
-            properties: || json!({"id": id_prop()}),
+            properties: || typed::<scry_query::ShowRequest>(&[]),
             required: &["id"],
             native_paging: false,
         },
         ToolSpec {
             name: "turns",
             description: "One row per turn of a session (layer 2): time, event range (E-numbers), tool calls, failures, what the user asked and the first lines of the answer, status with evidence. Use to find the turn to read in full with read.",
-            properties: || json!({"id": id_prop()}),
+            properties: || typed::<scry_query::TurnsRequest>(&[]),
             required: &["id"],
             native_paging: false,
         },
         ToolSpec {
             name: "read",
             description: "Read in full (layer 3): give exactly one of turns (\"3\", \"2-4\"), event (\"7\", \"5-9\", \"3,8,12\"; at most 50), locator (from another answer) or call (a tool call id). Returns the visible text with code blocks and a directory of tool calls; with raw=true the original source records. Use last, on the turn or event you need; page with cursor.",
+            // No artifact files over MCP; `max_chars` is the answer's budget and `cursor` the
+            // tool's own continuation; the event window is HTTP's.
             properties: || {
-                json!({
-                    "id": id_prop(),
-                    "turns": {"type": "string", "description": "Turn number or range: 3, 2-4 (0 = preamble)"},
-                    "event": {"type": "string", "description": "Event numbers: 7, 5-9, 3,8,12"},
-                    "locator": {"type": "string", "description": "An event locator as cited in other answers"},
-                    "call": {"type": "string", "description": "A tool call id: returns the call and its result"},
-                    "raw": {"type": "boolean", "description": "The original source records instead of normalized text"},
-                })
+                typed::<scry_query::TurnRequest>(&[
+                    "artifact",
+                    "max_chars",
+                    "cursor",
+                    "around",
+                    "radius",
+                ])
             },
             required: &["id"],
             native_paging: true,
@@ -130,23 +105,7 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "search",
             description: "Search session text. Without session: across sessions, grouped by session, ranked by the best hit (\"have we seen this error before?\"). With session: within that one session (returns its header even with zero hits). Each hit cites session uri, event number and locator. Use it first when looking for an error, a file or a topic. Literal by default (case-insensitive); regex=true for a Rust regex.",
-            properties: || {
-                json!({
-                    "query": {"type": "string", "description": "Literal text (spaces are not split) or a regex with regex=true"},
-                    "regex": {"type": "boolean"},
-                    "case": {"type": "boolean", "description": "Match case exactly"},
-                    "live_only": {"type": "boolean", "description": "Leave out sessions whose source is gone (searched by default)"},
-                    "area": {"type": "string", "enum": ["dialogue", "tools", "artifacts", "all"], "description": "Which content (default dialogue; tools = tool calls and outputs)"},
-                    "kind": {"type": "string", "description": "Only these event kinds, comma-separated: user, assistant, thinking, tool_call, tool_result, …"},
-                    "session": {"type": "string", "description": "Search only this session (any session reference)"},
-                    "scope": scope_prop(),
-                    "since": since_prop(),
-                    "provider": provider_prop(),
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Sessions (default 20)"},
-                    "max_hits": {"type": "integer", "minimum": 1, "maximum": 100, "description": "Hits shown per session (default 5)"},
-                    "sort": {"type": "string", "enum": ["relevance", "time"]},
-                })
-            },
+            properties: || typed::<SearchQuery>(&["cursor"]),
             required: &["query"],
             native_paging: false,
         },
@@ -196,15 +155,7 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "usage",
             description: "Tokens and USD cost per day, week, month, session (subagents folded in) or 5-hour billing block, across every agent, priced from an embedded LiteLLM price table (models without a price are listed as unpriced with their tokens, never $0). Use to answer how much sessions cost or which model / project used the most.",
-            properties: || {
-                json!({
-                    "report": {"type": "string", "enum": ["daily", "weekly", "monthly", "session", "blocks"], "description": "The report (default daily)"},
-                    "since": {"type": "string", "description": "Requests since: a date (2026-12-01) or a duration (7d)"},
-                    "until": {"type": "string", "description": "Requests until the end of this date"},
-                    "by": {"type": "string", "enum": ["model", "provider", "project", "machine"], "description": "Breakdown of each row (default model)"},
-                    "provider": provider_prop(),
-                })
-            },
+            properties: || typed::<scry_query::usage::UsageRequest>(&[]),
             required: &[],
             native_paging: false,
         },
@@ -245,24 +196,6 @@ fn string(args: &Map<String, Value>, key: &str) -> Result<Option<String>, ArgErr
     }
 }
 
-fn boolean(args: &Map<String, Value>, key: &str) -> Result<bool, ArgError> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(format!("{key} must be true or false, got {other}")),
-    }
-}
-
-fn integer(args: &Map<String, Value>, key: &str) -> Result<Option<u64>, ArgError> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .map(Some)
-            .ok_or_else(|| format!("{key} must be a non-negative integer, got {v}")),
-    }
-}
-
 /// The typed request of `spec` with `args`, answered by the query operation behind the CLI
 /// command of the same meaning: its JSON is that command's `--json`. `native_cursor` is the
 /// continuation of a `read` page; `budget` its page size.
@@ -286,94 +219,28 @@ pub fn call(
             return Err(bad(format!("{}: {r} is required", spec.name)));
         }
     }
-    let text = |key: &str| string(args, key).map_err(bad);
-    let id = || Ok::<String, QueryError>(text("id")?.unwrap_or_default());
     match spec.name {
         "list_sessions" => {
-            let kind = match text("kind")? {
-                None => None,
-                Some(k) => Some(KindFilter::from_str(&k, false).map_err(|_| {
-                    bad(format!(
-                        "kind must be one of main, subagent, fork, exec, all, not {k:?}"
-                    ))
-                })?),
-            };
-            let q = ListQuery {
-                scope: text("scope")?,
-                global: false,
-                provider: text("provider")?,
-                since: text("since")?,
-                kind,
-                limit: count(args, "limit").map_err(bad)?.unwrap_or(20),
-                cursor: None,
-                archived: boolean(args, "archived").map_err(bad)?,
-            };
-            Ok(scry_query::list(ctx, &q)?.to_json())
+            let req: scry_query::ListRequest = request(args).map_err(bad)?;
+            Ok(scry_query::list(ctx, &req.query())?.to_json())
         }
-        "show_session" => Ok(scry_query::overview(ctx, &id()?)?.to_json()),
-        "turns" => Ok(scry_query::turns(ctx, &id()?, KEEP_JSON)?.to_json()),
+        "show_session" => {
+            let req: scry_query::ShowRequest = request(args).map_err(bad)?;
+            Ok(scry_query::overview(ctx, &req.id)?.to_json())
+        }
+        "turns" => {
+            let req: scry_query::TurnsRequest = request(args).map_err(bad)?;
+            Ok(scry_query::turns(ctx, &req.id, KEEP_JSON)?.to_json())
+        }
         "read" => {
-            let mut chosen: Vec<Selector> = Vec::new();
-            if let Some(t) = text("turns")? {
-                chosen.push(Selector::Turns(t));
-            }
-            if let Some(e) = text("event")? {
-                chosen.push(Selector::Events(e));
-            }
-            if let Some(l) = text("locator")? {
-                chosen.push(Selector::Locator(l));
-            }
-            if let Some(c) = text("call")? {
-                chosen.push(Selector::Call(c));
-            }
-            if chosen.len() != 1 {
-                return Err(bad(
-                    "read: give exactly one of turns, event, locator, call".to_string()
-                ));
-            }
-            let req = ReadRequest {
-                id: id()?,
-                selector: chosen.remove(0),
-                raw: boolean(args, "raw").map_err(bad)?,
-                max_chars: budget,
-                cursor: native_cursor.map(str::to_string),
-            };
-            Ok(scry_query::read(ctx, &req)?.to_json())
+            let mut req: scry_query::TurnRequest = request(args).map_err(bad)?;
+            req.max_chars = budget;
+            req.cursor = native_cursor.map(str::to_string);
+            let read = req.read("read: give exactly one of turns, event, locator, call")?;
+            Ok(scry_query::read(ctx, &read)?.to_json())
         }
         "search" => {
-            let d = SearchQuery::default();
-            let area = match text("area")?.as_deref() {
-                None | Some("dialogue") => Area::Dialogue,
-                Some("tools") => Area::Tools,
-                Some("artifacts") => Area::Artifacts,
-                Some("all") => Area::All,
-                Some(a) => {
-                    return Err(bad(format!(
-                        "area must be one of dialogue, tools, artifacts, all, not {a:?}"
-                    )))
-                }
-            };
-            let sort = match text("sort")?.as_deref() {
-                None | Some("relevance") => SortOrder::Relevance,
-                Some("time") => SortOrder::Time,
-                Some(o) => return Err(bad(format!("sort must be relevance or time, not {o:?}"))),
-            };
-            let q = SearchQuery {
-                query: text("query")?.unwrap_or_default(),
-                regex: boolean(args, "regex").map_err(bad)?,
-                case: boolean(args, "case").map_err(bad)?,
-                area,
-                kind: text("kind")?,
-                session: text("session")?,
-                scope: text("scope")?,
-                since: text("since")?,
-                provider: text("provider")?,
-                limit: count(args, "limit").map_err(bad)?.unwrap_or(d.limit),
-                max_hits: count(args, "max_hits").map_err(bad)?.unwrap_or(d.max_hits),
-                sort,
-                live_only: boolean(args, "live_only").map_err(bad)?,
-                ..d
-            };
+            let q: SearchQuery = request(args).map_err(bad)?;
             Ok(scry_query::search(ctx, &q)?.to_json())
         }
         "commands" => {
@@ -402,32 +269,8 @@ pub fn call(
         }
         "usage" => {
             // Only the reports: `statusline` reads stdin, which is the MCP transport here.
-            let pick = |name: &str, accepted: &[&str]| -> Result<Option<String>, QueryError> {
-                match text(name)? {
-                    Some(v) if !accepted.contains(&v.as_str()) => Err(bad(format!(
-                        "usage: {name} must be one of {}, not {v:?}",
-                        accepted.join(", ")
-                    ))),
-                    v => Ok(v),
-                }
-            };
-            let period = pick(
-                "report",
-                &["daily", "weekly", "monthly", "session", "blocks"],
-            )?;
-            let by = pick("by", &["model", "provider", "project", "machine"])?;
-            let req = scry_query::usage::UsageRequest {
-                period: period
-                    .and_then(|v| clap::ValueEnum::from_str(&v, false).ok())
-                    .unwrap_or_default(),
-                since: text("since")?,
-                until: text("until")?,
-                by: by
-                    .and_then(|v| clap::ValueEnum::from_str(&v, false).ok())
-                    .unwrap_or_default(),
-                provider: text("provider")?,
-                split: false,
-                timezone: None,
+            let req: scry_query::usage::UsageRequest = request(args).map_err(bad)?;
+            let pricing = scry_query::usage::Pricing {
                 prices: if ctx.demo {
                     Default::default()
                 } else {
@@ -435,15 +278,8 @@ pub fn call(
                 },
                 now: None,
             };
-            Ok(to_json(&scry_query::usage::usage(ctx, &req)?))
+            Ok(to_json(&scry_query::usage::usage(ctx, &req, &pricing)?))
         }
         other => Err(bad(format!("no tool {other:?}"))),
     }
-}
-
-/// A count argument (`usize`).
-fn count(args: &Map<String, Value>, key: &str) -> Result<Option<usize>, ArgError> {
-    integer(args, key)?
-        .map(|n| usize::try_from(n).map_err(|_| format!("{key} {n} is too large")))
-        .transpose()
 }
