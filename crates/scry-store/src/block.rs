@@ -54,6 +54,8 @@ pub(crate) struct BlockBuf {
     /// The distinct trigrams of the records' searchable fields (text and aux), for the
     /// candidate index ([`crate::grams`]).
     pub grams: GramSet,
+    /// The model requests among the records ([`crate::ledger`]), written with the block.
+    pub requests: Vec<crate::ledger::StoredRequest>,
 }
 
 /// A closed block, ready for its `blocks` row and `events_fts` document: built by the writer or
@@ -72,6 +74,8 @@ pub(crate) struct Sealed {
     pub blob: Vec<u8>,
     /// The FTS document of its trigram keys (empty: no row).
     pub doc: String,
+    /// The model requests among its events (rows of the usage ledger).
+    pub requests: Vec<crate::ledger::StoredRequest>,
 }
 
 impl BlockBuf {
@@ -126,6 +130,7 @@ impl BlockBuf {
             count: self.count,
             blob: self.encode(),
             doc,
+            requests: std::mem::take(&mut self.requests),
         };
         self.clear();
         sealed
@@ -136,6 +141,7 @@ impl BlockBuf {
         self.raw.clear();
         self.rest.clear();
         self.grams.clear();
+        self.requests.clear();
         self.count = 0;
         self.kinds = 0;
     }
