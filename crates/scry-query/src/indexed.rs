@@ -307,6 +307,32 @@ pub struct ListHeaders {
 }
 
 impl ListHeaders {
+    /// The cost of the session of `file`: priced from its usage-ledger sums when the index
+    /// holds it, else from a parse ([`crate::usage::Cost::of_parse`], the same sums); `None`
+    /// when neither can be read.
+    pub fn cost(
+        &self,
+        catalog: &crate::catalog::Catalog,
+        file: &SourceFile,
+        prices: &crate::usage::PriceTable,
+    ) -> Option<crate::usage::Cost> {
+        if let Some(store) = &self.store {
+            let key = (
+                file.path.to_string_lossy().into_owned(),
+                file.key.clone().unwrap_or_default(),
+            );
+            let sid = match self.stored.get(&key) {
+                Some(sid) => Some(*sid),
+                None => store.sid_by(file).ok().flatten(),
+            };
+            if let Some(sid) = sid {
+                let sums = store.usage_sums(sid).ok()?;
+                return Some(crate::usage::Cost::of_sums(&sums, prices));
+            }
+        }
+        crate::usage::Cost::of_parse(catalog, file, prices)
+    }
+
     /// `entry` with its whole stored header (unchanged when it was parsed directly, or when the
     /// stored header cannot be read or decoded).
     pub fn full(&self, entry: Entry) -> Entry {

@@ -21,6 +21,7 @@ use scry_model::{
 };
 use scry_source::guard::{self, Failure};
 use scry_source::SourceFile;
+use scry_store::{StoredRequest, UsageSum};
 
 use crate::catalog::Catalog;
 use crate::error::{QueryError, QueryResult};
@@ -47,19 +48,18 @@ pub struct Request {
 impl Request {
     /// The request of `e`, when it carries usage.
     pub fn of(e: &Event) -> Option<Request> {
-        let usage = e.usage?;
-        let cache_write_1h = e
-            .data
-            .as_ref()
-            .and_then(|d| d.get("cache_write_1h"))
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0);
-        Some(Request {
-            time: e.time,
-            model: e.model.clone().unwrap_or_else(|| "unknown".to_string()),
-            usage,
-            cache_write_1h,
-        })
+        StoredRequest::of(e).map(Request::from)
+    }
+}
+
+impl From<StoredRequest> for Request {
+    fn from(r: StoredRequest) -> Request {
+        Request {
+            time: r.time,
+            model: r.model,
+            usage: r.usage,
+            cache_write_1h: r.cache_write_1h,
+        }
     }
 }
 
@@ -180,23 +180,25 @@ fn fold_roots(sessions: &mut [SessionUsage]) {
     }
 }
 
-/// One session's header and requests: from the index when it holds the session, else parsed.
+/// One session's header and requests: from the index's usage ledger when it holds the
+/// session (no event is decoded), else parsed.
 fn read_one(
     catalog: &Catalog,
     index: Option<&scry_store::Store>,
     file: &SourceFile,
 ) -> Result<(Header, Vec<Request>), Warning> {
-    let mut requests = Vec::new();
     if let Some(store) = index {
-        let mut sink = FnSink {
-            on_event: |e: Event| requests.extend(Request::of(&e)),
-            on_warning: |_w: Warning| {},
-        };
-        if let Ok(Some(h)) = crate::indexed::replay_file(store, file, &mut sink) {
-            return Ok((h, requests));
+        if let Ok(Some((h, stored))) = store.requests(file) {
+            let requests = stored.into_iter().map(Request::from).collect();
+            return Ok((crate::indexed::normalize(h), requests));
         }
-        requests.clear();
     }
+    parse_requests(catalog, file)
+}
+
+/// One session's header and requests by a direct parse of `file`.
+fn parse_requests(catalog: &Catalog, file: &SourceFile) -> Result<(Header, Vec<Request>), Warning> {
+    let mut requests = Vec::new();
     let source = catalog.source(file.provider).map_err(|e| {
         Warning::at(
             scry_model::WarningKind::Unreadable,
@@ -241,6 +243,33 @@ pub struct Cost {
 }
 
 impl Cost {
+    /// The cost of a session's usage-ledger sums ([`scry_store::ledger`]), priced from `table`:
+    /// what `list` shows without reading the session's events.
+    pub fn of_sums(sums: &[UsageSum], table: &PriceTable) -> Cost {
+        let mut c = Cost::default();
+        for s in sums {
+            match table.lookup(&s.model) {
+                Some(p) => *c.usd.get_or_insert(0.0) += price::cost_of_sum(&p.price, s),
+                None => *c.unpriced.entry(s.model.clone()).or_default() += s.usage.total(),
+            }
+        }
+        c
+    }
+
+    /// The cost of the session parsed from `file` (no index), summed as the ledger sums it so
+    /// it equals [`Cost::of_sums`] of the indexed session to the last digit; `None` when the
+    /// file cannot be read.
+    pub(crate) fn of_parse(catalog: &Catalog, file: &SourceFile, table: &PriceTable) -> Option<Cost> {
+        let source = catalog.source(file.provider).ok()?;
+        let mut stored: Vec<StoredRequest> = Vec::new();
+        let mut sink = FnSink {
+            on_event: |e: Event| stored.extend(StoredRequest::of(&e)),
+            on_warning: |_w: Warning| {},
+        };
+        guard::parse(source, file, &mut sink).ok()?;
+        Some(Cost::of_sums(&scry_store::ledger::sums_of(&stored), table))
+    }
+
     /// Adds the request `e` carries, if any, priced from `table`.
     pub fn push(&mut self, e: &Event, table: &PriceTable) {
         let Some(r) = Request::of(e) else { return };
