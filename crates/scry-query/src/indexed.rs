@@ -307,15 +307,15 @@ pub struct ListHeaders {
 }
 
 impl ListHeaders {
-    /// The cost of the session of `file`: priced from its usage-ledger sums when the index
-    /// holds it, else from a parse ([`crate::usage::Cost::of_parse`], the same sums); `None`
-    /// when neither can be read.
-    pub fn cost(
+    /// The cost and failed tool results of the session of `file`: from the index's ledger
+    /// (usage sums priced, failures counted) when it holds the session, else from a parse
+    /// ([`crate::usage::Cost::of_parse`], the same sums); `None` when neither can be read.
+    pub fn ledger(
         &self,
         catalog: &crate::catalog::Catalog,
         file: &SourceFile,
         prices: &crate::usage::PriceTable,
-    ) -> Option<crate::usage::Cost> {
+    ) -> Option<(crate::usage::Cost, u64)> {
         if let Some(store) = &self.store {
             let key = (
                 file.path.to_string_lossy().into_owned(),
@@ -327,7 +327,8 @@ impl ListHeaders {
             };
             if let Some(sid) = sid {
                 let sums = store.usage_sums(sid).ok()?;
-                return Some(crate::usage::Cost::of_sums(&sums, prices));
+                let failures = store.failure_count(sid).ok()?;
+                return Some((crate::usage::Cost::of_sums(&sums, prices), failures));
             }
         }
         crate::usage::Cost::of_parse(catalog, file, prices)

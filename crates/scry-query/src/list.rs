@@ -50,6 +50,9 @@ pub struct SessionRow {
     /// The session's own cost (its children's not included), from the index's usage ledger or,
     /// without an index, a parse; `None` when not known (then not in the JSON).
     pub cost: Option<crate::usage::Cost>,
+    /// How many of the session's tool results failed (the ledger's count; not in the JSON):
+    /// the TUI's status column. `None` when not known.
+    pub failures: Option<u64>,
 }
 
 impl SessionRow {
@@ -243,7 +246,10 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
     });
     // The page's cost: from the usage ledger, or a parse of the page's rows without an index.
     for (row, file) in list.rows.iter_mut().zip(&files) {
-        row.cost = listed.cost(&catalog, file, &prices);
+        if let Some((cost, failures)) = listed.ledger(&catalog, file, &prices) {
+            row.cost = Some(cost);
+            row.failures = Some(failures);
+        }
     }
     list.archived = marks;
     Ok(list)
@@ -336,6 +342,7 @@ impl<'a> Page<'a> {
                     header: entry.header,
                     children,
                     cost: None,
+                    failures: None,
                 }
             })
             .collect();

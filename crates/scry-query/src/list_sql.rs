@@ -203,6 +203,7 @@ fn answer(
             header: entry.header,
             children: row.children.clone(),
             cost: Some(crate::usage::Cost::of_sums(&sums, ask.prices)),
+            failures: Some(store.failure_count(row.sid).ok()?),
         });
     }
     Some(Page {

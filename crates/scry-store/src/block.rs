@@ -56,6 +56,8 @@ pub(crate) struct BlockBuf {
     pub grams: GramSet,
     /// The model requests among the records ([`crate::ledger`]), written with the block.
     pub requests: Vec<crate::ledger::StoredRequest>,
+    /// The seqs of the failed tool results among the records.
+    pub failures: Vec<u32>,
 }
 
 /// A closed block, ready for its `blocks` row and `events_fts` document: built by the writer or
@@ -76,6 +78,8 @@ pub(crate) struct Sealed {
     pub doc: String,
     /// The model requests among its events (rows of the usage ledger).
     pub requests: Vec<crate::ledger::StoredRequest>,
+    /// The seqs of its failed tool results.
+    pub failures: Vec<u32>,
 }
 
 impl BlockBuf {
@@ -131,6 +135,7 @@ impl BlockBuf {
             blob: self.encode(),
             doc,
             requests: std::mem::take(&mut self.requests),
+            failures: std::mem::take(&mut self.failures),
         };
         self.clear();
         sealed
@@ -142,6 +147,7 @@ impl BlockBuf {
         self.rest.clear();
         self.grams.clear();
         self.requests.clear();
+        self.failures.clear();
         self.count = 0;
         self.kinds = 0;
     }

@@ -136,6 +136,7 @@ impl<'t> IndexSink<'t> {
                 .map_err(StoreError::db("insert fts row"))?;
         }
         crate::ledger::insert(self.tx, self.sid, &s.requests)?;
+        crate::ledger::insert_failures(self.tx, self.sid, &s.failures)?;
         self.maybe_commit()
     }
 
@@ -204,6 +205,9 @@ pub(crate) fn warning_body(w: &Warning) -> Result<String> {
 pub(crate) fn push_event(block: &mut BlockBuf, mut event: Event) -> Result<bool> {
     if let Some(r) = crate::ledger::StoredRequest::of(&event) {
         block.requests.push(r);
+    }
+    if crate::ledger::is_failed_result(&event) {
+        block.failures.push(event.seq);
     }
     let aux = aux_text(&event);
     let (text, rest) = rest_json(&mut event)?;
@@ -408,6 +412,7 @@ fn collect_some(conn: &Connection, limits: Limits, cleared: &mut usize) -> Resul
                     "edges",
                     "requests",
                     "usage_sums",
+                    "failures",
                     "pending",
                 ] {
                     conn.prepare_cached(&format!("DELETE FROM {table} WHERE sid = ?1"))

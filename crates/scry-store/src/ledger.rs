@@ -1,10 +1,13 @@
 //! The usage ledger (issue 19): every model request of a session (an event carrying
 //! [`TokenUsage`]) as one row of `requests`, and per session its sums per (model, context tier)
-//! in `usage_sums`, so cost is priced at read time without reading a session's events.
+//! in `usage_sums`, so cost is priced at read time without reading a session's events; and the
+//! seqs of its failed tool results (`failures`, [`scry_model::Event::is_failure`]), a status
+//! `list` and the TUI show without a read per session (issue 23).
 //!
 //! Written at ingest, in the transaction of the session's blocks: a request row goes in with
 //! the block holding its event ([`crate::block::BlockBuf::requests`]), a resumed parse deletes
-//! the rows from the resume seq on as it deletes those events ([`delete_from`]), and the sums
+//! the rows (requests and failures) from the resume seq on as it deletes those events
+//! ([`delete_from`]), and the sums
 //! are recomputed from the rows whenever the session's header is written ([`resum`]), so they
 //! follow appends. A retired session's rows go with its blocks. A schema change rebuilds them
 //! with everything else (archived sessions are carried through the same writer).
@@ -62,7 +65,14 @@ CREATE TABLE usage_sums(
     last INTEGER,
     PRIMARY KEY(sid, model, tier)
 ) WITHOUT ROWID;
+CREATE TABLE failures(sid INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(sid, seq))
+    WITHOUT ROWID;
 ";
+
+/// Whether `e` is a failed tool result (counted in the session's `failures`).
+pub fn is_failed_result(e: &Event) -> bool {
+    e.kind == scry_model::EventKind::ToolResult && e.is_failure()
+}
 
 /// One model request as the ledger keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -190,11 +200,29 @@ pub(crate) fn insert(tx: &Connection, sid: i64, requests: &[StoredRequest]) -> R
     Ok(())
 }
 
-/// Deletes the request rows of `sid` from `from_seq` on (a resumed parse re-emits them).
+/// Writes the failed tool results of session `sid` (a block's seqs).
+pub(crate) fn insert_failures(tx: &Connection, sid: i64, seqs: &[u32]) -> Result<()> {
+    if seqs.is_empty() {
+        return Ok(());
+    }
+    let mut st = tx
+        .prepare_cached("INSERT OR REPLACE INTO failures(sid, seq) VALUES(?1, ?2)")
+        .map_err(StoreError::db("prepare failure insert"))?;
+    for seq in seqs {
+        st.execute(params![sid, seq])
+            .map_err(StoreError::db("insert failure"))?;
+    }
+    Ok(())
+}
+
+/// Deletes the request and failure rows of `sid` from `from_seq` on (a resumed parse re-emits
+/// them).
 pub(crate) fn delete_from(tx: &Connection, sid: i64, from_seq: u32) -> Result<()> {
-    tx.prepare_cached("DELETE FROM requests WHERE sid = ?1 AND seq >= ?2")
-        .and_then(|mut st| st.execute(params![sid, from_seq]))
-        .map_err(StoreError::db("delete requests"))?;
+    for table in ["requests", "failures"] {
+        tx.prepare_cached(&format!("DELETE FROM {table} WHERE sid = ?1 AND seq >= ?2"))
+            .and_then(|mut st| st.execute(params![sid, from_seq]))
+            .map_err(StoreError::db("delete ledger rows"))?;
+    }
     Ok(())
 }
 
@@ -269,6 +297,15 @@ impl Store {
             .map_err(StoreError::db("read usage sums"))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(StoreError::db("read usage sums"))
+    }
+
+    /// How many tool results of session `sid` failed.
+    pub fn failure_count(&self, sid: i64) -> Result<u64> {
+        self.conn
+            .prepare_cached("SELECT count(*) FROM failures WHERE sid = ?1")
+            .and_then(|mut st| st.query_row([sid], |r| r.get::<_, i64>(0)))
+            .map(uint)
+            .map_err(StoreError::db("count failures"))
     }
 
     /// The stored sid of the session `at` names, when indexed.

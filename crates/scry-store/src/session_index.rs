@@ -82,6 +82,8 @@ pub trait SessionIndex {
     /// The usage-ledger sums of session `sid` (per model and context tier, by model then
     /// tier; [`crate::ledger`]): its cost without reading its events.
     fn usage_sums(&self, sid: i64) -> Result<Vec<UsageSum>>;
+    /// How many tool results of session `sid` failed (from the ledger: no event is read).
+    fn failure_count(&self, sid: i64) -> Result<u64>;
     /// The live sources of `spec` as discovery last saw them.
     fn list_sources(&self, spec: &ListSpec) -> Result<Vec<IndexedSource>>;
     /// One indexed source by path and key (`""` for a file of its own).
@@ -173,6 +175,10 @@ impl SessionIndex for Store {
 
     fn usage_sums(&self, sid: i64) -> Result<Vec<UsageSum>> {
         Store::usage_sums(self, sid)
+    }
+
+    fn failure_count(&self, sid: i64) -> Result<u64> {
+        Store::failure_count(self, sid)
     }
     fn list_neighbours(&self, spec: &ListSpec, id: &str) -> Result<Vec<String>> {
         Store::list_neighbours(self, spec, id)

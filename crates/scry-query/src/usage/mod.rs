@@ -256,18 +256,27 @@ impl Cost {
         c
     }
 
-    /// The cost of the session parsed from `file` (no index), summed as the ledger sums it so
-    /// it equals [`Cost::of_sums`] of the indexed session to the last digit; `None` when the
-    /// file cannot be read.
-    pub(crate) fn of_parse(catalog: &Catalog, file: &SourceFile, table: &PriceTable) -> Option<Cost> {
+    /// The cost and failed tool results of the session parsed from `file` (no index), the
+    /// cost summed as the ledger sums it so it equals [`Cost::of_sums`] of the indexed session
+    /// to the last digit; `None` when the file cannot be read.
+    pub(crate) fn of_parse(
+        catalog: &Catalog,
+        file: &SourceFile,
+        table: &PriceTable,
+    ) -> Option<(Cost, u64)> {
         let source = catalog.source(file.provider).ok()?;
         let mut stored: Vec<StoredRequest> = Vec::new();
+        let mut failures = 0u64;
         let mut sink = FnSink {
-            on_event: |e: Event| stored.extend(StoredRequest::of(&e)),
+            on_event: |e: Event| {
+                failures += u64::from(scry_store::ledger::is_failed_result(&e));
+                stored.extend(StoredRequest::of(&e));
+            },
             on_warning: |_w: Warning| {},
         };
         guard::parse(source, file, &mut sink).ok()?;
-        Some(Cost::of_sums(&scry_store::ledger::sums_of(&stored), table))
+        let cost = Cost::of_sums(&scry_store::ledger::sums_of(&stored), table);
+        Some((cost, failures))
     }
 
     /// Adds the request `e` carries, if any, priced from `table`.

@@ -1,5 +1,5 @@
-//! The usage ledger (issue 19): the request rows and per-(model, tier) sums the index keeps per
-//! session equal what the session's parsed events carry, for every corpus session, and follow
+//! The usage ledger (issue 19): the request rows, per-(model, tier) sums and failed tool results
+//! the index keeps per session equal what the session's parsed events carry, for every corpus session, and follow
 //! a resumed parse (an appended Claude / Codex session of the corpus, cut in half then
 //! completed).
 
@@ -23,6 +23,12 @@ fn assert_ledger(store: &Store, at: &str, parsed: &Session) {
     assert_eq!(got, want, "{at}: requests");
     let sid = store.sid_by(at).unwrap().unwrap();
     assert_eq!(store.usage_sums(sid).unwrap(), sums_of(&want), "{at}: sums");
+    let failed = parsed
+        .events
+        .iter()
+        .filter(|e| scry_store::ledger::is_failed_result(e))
+        .count() as u64;
+    assert_eq!(store.failure_count(sid).unwrap(), failed, "{at}: failures");
 }
 
 #[test]
@@ -30,15 +36,18 @@ fn every_corpus_session_s_ledger_equals_its_parsed_requests() {
     let tmp = tempfile::tempdir().unwrap();
     let (store, direct, _) = indexed_corpus(tmp.path());
     let mut with_requests = 0;
+    let mut with_failures = 0;
     let mut models = std::collections::BTreeSet::new();
     for d in &direct {
         assert_ledger(&store, &d.header.uri, d);
         let r = requests(d);
         with_requests += usize::from(!r.is_empty());
+        with_failures += usize::from(d.events.iter().any(scry_store::ledger::is_failed_result));
         models.extend(r.into_iter().map(|r| r.model));
     }
     assert!(with_requests >= 15, "{with_requests} sessions with requests");
     assert!(models.len() >= 8, "{models:?}");
+    assert!(with_failures >= 3, "{with_failures} sessions with failed tool results");
 }
 
 fn copy_dir(from: &Path, to: &Path) {
