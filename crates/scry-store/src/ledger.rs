@@ -141,11 +141,13 @@ pub fn sums_of<'a>(requests: impl IntoIterator<Item = &'a StoredRequest>) -> Vec
     let mut by: std::collections::BTreeMap<(&str, u8), UsageSum> = Default::default();
     for r in requests {
         let tier = tier_of(&r.usage);
-        let s = by.entry((r.model.as_str(), tier)).or_insert_with(|| UsageSum {
-            model: r.model.clone(),
-            tier,
-            ..UsageSum::default()
-        });
+        let s = by
+            .entry((r.model.as_str(), tier))
+            .or_insert_with(|| UsageSum {
+                model: r.model.clone(),
+                tier,
+                ..UsageSum::default()
+            });
         s.requests += 1;
         s.usage += r.usage;
         s.cache_write_1h += r.cache_write_1h;
@@ -306,6 +308,32 @@ impl Store {
             .and_then(|mut st| st.query_row([sid], |r| r.get::<_, i64>(0)))
             .map(uint)
             .map_err(StoreError::db("count failures"))
+    }
+
+    /// The sources (path, key) whose stored session was last active before `since` and is
+    /// neither the session `keep` (a native id) nor one of its children: what a usage report
+    /// from `since` on may skip, read from the sessions' columns in one pass (no header is
+    /// decoded).
+    pub fn sources_idle_since(
+        &self,
+        since: Timestamp,
+        keep: Option<&str>,
+    ) -> Result<std::collections::HashSet<(String, String)>> {
+        let keep = keep.unwrap_or_default();
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT f.path, f.key FROM files f JOIN sessions s ON s.sid = f.sid
+                 WHERE s.updated < ?1 AND s.native <> ?2 AND coalesce(s.parent, '') <> ?2",
+            )
+            .map_err(StoreError::db("read idle sessions"))?;
+        let rows = st
+            .query_map(params![time_to_i(since), keep], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .map_err(StoreError::db("read idle sessions"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(StoreError::db("read idle sessions"))
     }
 
     /// The stored sid of the session `at` names, when indexed.

@@ -320,7 +320,10 @@ fn the_list_pages_on_past_its_first_page_as_the_selection_nears_the_end() {
     let (_tmp, home) = demo_home();
     let mut all = app(&home);
     let want: Vec<String> = all.list.rows.iter().map(|r| r.header.uri.clone()).collect();
-    assert!(all.list.next_cursor.is_none(), "the demo fits one page of 500");
+    assert!(
+        all.list.next_cursor.is_none(),
+        "the demo fits one page of 500"
+    );
     let mut app = app(&home);
     app.list.query.limit = 5;
     app.reload_list();
@@ -328,7 +331,11 @@ fn the_list_pages_on_past_its_first_page_as_the_selection_nears_the_end() {
     assert!(app.list.next_cursor.is_some());
     // Moving down loads the next pages (the selection is always near the end of five rows).
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.list.rows.len(), 10, "the second page came with the first move");
+    assert_eq!(
+        app.list.rows.len(),
+        10,
+        "the second page came with the first move"
+    );
     for _ in 0..want.len() {
         press(&mut app, KeyCode::End);
     }

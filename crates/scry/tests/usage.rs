@@ -521,7 +521,10 @@ fn assert_same_row(a: &Value, b: &Value, what: &str) {
         assert_eq!(a[k], b[k], "{what}: {k}");
     }
     match (a["cost_usd"].as_f64(), b["cost_usd"].as_f64()) {
-        (Some(x), Some(y)) => assert!((x - y).abs() <= 1e-9 * y.abs().max(1.0), "{what}: {x} vs {y}"),
+        (Some(x), Some(y)) => assert!(
+            (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+            "{what}: {x} vs {y}"
+        ),
         (x, y) => assert_eq!(x, y, "{what}: cost"),
     }
 }
@@ -546,7 +549,10 @@ fn the_index_ledger_equals_the_replay_for_every_session_and_prices_list() {
         let args = ["usage", "session", "--split", "--json"];
         let direct = run(&args, false);
         let indexed = run(&args, true);
-        let (d, i) = (direct["rows"].as_array().unwrap(), indexed["rows"].as_array().unwrap());
+        let (d, i) = (
+            direct["rows"].as_array().unwrap(),
+            indexed["rows"].as_array().unwrap(),
+        );
         assert_eq!(d.len(), i.len(), "{}", h.display());
         for (a, b) in i.iter().zip(d) {
             assert_same_row(a, b, &format!("{} {}", h.display(), b["key"]));
@@ -555,15 +561,27 @@ fn the_index_ledger_equals_the_replay_for_every_session_and_prices_list() {
         // Daily from the ledger's request rows equals the parse too.
         let args = ["usage", "daily", "--json"];
         let (a, b) = (run(&args, true), run(&args, false));
-        for (x, y) in a["rows"].as_array().unwrap().iter().zip(b["rows"].as_array().unwrap()) {
+        for (x, y) in a["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(b["rows"].as_array().unwrap())
+        {
             assert_same_row(x, y, "daily");
         }
         // `list --json`'s cost of each session is its row of the split report (no row: no
         // request, `usd` null), the same with and without the index.
         let rows = rows_by_id(&indexed);
-        let args = ["list", "--global", "--kind", "all", "--limit", "1000", "--json"];
+        let args = [
+            "list", "--global", "--kind", "all", "--limit", "1000", "--json",
+        ];
         let listed = run(&args, true);
-        assert_eq!(listed["sessions"], run(&args, false)["sessions"], "{}", h.display());
+        assert_eq!(
+            listed["sessions"],
+            run(&args, false)["sessions"],
+            "{}",
+            h.display()
+        );
         for s in listed["sessions"].as_array().unwrap() {
             let id = s["id"].as_str().unwrap();
             let cost = &s["cost"];

@@ -97,27 +97,46 @@ pub fn collect(
     since: Option<Timestamp>,
     keep: Option<&str>,
 ) -> QueryResult<(Vec<SessionUsage>, Vec<Warning>)> {
-    let catalog = Catalog::discover(ctx, providers);
-    let mut warnings = catalog.warnings.clone();
     let mut index = if ctx.no_index {
         None
     } else {
         crate::indexed::open(ctx)?
     };
+    // Under a watcher's lease the index is the discovered set (as for `list`): no discovery.
+    let leased = index
+        .as_ref()
+        .is_some_and(|s| crate::lease::leased(ctx, s, providers));
+    let catalog = match index.as_ref().filter(|_| leased) {
+        Some(s) => Catalog::from_index(ctx, s, providers),
+        None => None,
+    }
+    .unwrap_or_else(|| Catalog::discover(ctx, providers));
+    let mut warnings = catalog.warnings.clone();
     if let Some(store) = index.as_mut() {
-        if !crate::indexed::refresh(ctx, store, catalog.sources(), &catalog.files) {
+        let all: Vec<&SourceFile> = catalog.files.iter().collect();
+        if !crate::indexed::refresh_catalog(ctx, store, &catalog, &all) {
             index = None;
         }
     }
+    // The index knows when each session was last active: what ended before `since` is
+    // skipped (one pass over the sessions' columns, no header read per file).
+    let idle = match (index.as_ref(), since) {
+        (Some(store), Some(since)) => store.sources_idle_since(since, keep).unwrap_or_default(),
+        _ => Default::default(),
+    };
+    // One order whichever catalog answered (discovery's, or the index's under a lease), so
+    // totals sum their floats in the same order.
+    let mut files: Vec<&SourceFile> = catalog.files.iter().collect();
+    files.sort_by(|a, b| (&a.path, &a.key).cmp(&(&b.path, &b.key)));
     let mut sessions = Vec::new();
-    for file in &catalog.files {
-        if let (Some(store), Some(since)) = (index.as_ref(), since) {
-            // The index knows when the session was last active: skip what ended before.
-            if let Ok(h) = store.header(file) {
-                let kept = keep.is_some_and(|k| h.id == k || h.parent.as_deref() == Some(k));
-                if h.updated.is_some_and(|u| u < since) && !kept {
-                    continue;
-                }
+    for file in files {
+        if !idle.is_empty() {
+            let key = (
+                file.path.to_string_lossy().into_owned(),
+                file.key.clone().unwrap_or_default(),
+            );
+            if idle.contains(&key) {
+                continue;
             }
         }
         match read_one(&catalog, index.as_ref(), file) {

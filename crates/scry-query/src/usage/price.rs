@@ -476,7 +476,10 @@ mod tests {
                 .map(|r| cost(&p, &r.usage, r.cache_write_1h))
                 .sum();
             let summed: f64 = sums_of(&reqs).iter().map(|s| cost_of_sum(&p, s)).sum();
-            assert!(((each - summed) / each).abs() < 1e-12, "{model}: {each} vs {summed}");
+            assert!(
+                ((each - summed) / each).abs() < 1e-12,
+                "{model}: {each} vs {summed}"
+            );
             assert!(sums_of(&reqs).len() > 1, "{model}: the requests span tiers");
         }
     }

@@ -45,9 +45,15 @@ fn every_corpus_session_s_ledger_equals_its_parsed_requests() {
         with_failures += usize::from(d.events.iter().any(scry_store::ledger::is_failed_result));
         models.extend(r.into_iter().map(|r| r.model));
     }
-    assert!(with_requests >= 15, "{with_requests} sessions with requests");
+    assert!(
+        with_requests >= 15,
+        "{with_requests} sessions with requests"
+    );
     assert!(models.len() >= 8, "{models:?}");
-    assert!(with_failures >= 3, "{with_failures} sessions with failed tool results");
+    assert!(
+        with_failures >= 3,
+        "{with_failures} sessions with failed tool results"
+    );
 }
 
 fn copy_dir(from: &Path, to: &Path) {
