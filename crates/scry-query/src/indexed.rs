@@ -307,6 +307,33 @@ pub struct ListHeaders {
 }
 
 impl ListHeaders {
+    /// The cost and failed tool results of the session of `file`: from the index's ledger
+    /// (usage sums priced, failures counted) when it holds the session, else from a parse
+    /// ([`crate::usage::Cost::of_parse`], the same sums); `None` when neither can be read.
+    pub fn ledger(
+        &self,
+        catalog: &crate::catalog::Catalog,
+        file: &SourceFile,
+        prices: &crate::usage::PriceTable,
+    ) -> Option<(crate::usage::Cost, u64)> {
+        if let Some(store) = &self.store {
+            let key = (
+                file.path.to_string_lossy().into_owned(),
+                file.key.clone().unwrap_or_default(),
+            );
+            let sid = match self.stored.get(&key) {
+                Some(sid) => Some(*sid),
+                None => store.sid_by(file).ok().flatten(),
+            };
+            if let Some(sid) = sid {
+                let sums = store.usage_sums(sid).ok()?;
+                let failures = store.failure_count(sid).ok()?;
+                return Some((crate::usage::Cost::of_sums(&sums, prices), failures));
+            }
+        }
+        crate::usage::Cost::of_parse(catalog, file, prices)
+    }
+
     /// `entry` with its whole stored header (unchanged when it was parsed directly, or when the
     /// stored header cannot be read or decoded).
     pub fn full(&self, entry: Entry) -> Entry {

@@ -138,16 +138,27 @@ pub struct SessionRow {
     pub size: u64,
     /// The source fingerprint (S-Q3).
     pub fingerprint: String,
+    /// The session's own cost (its children's not included), from the index's usage ledger or,
+    /// without an index, a parse; `None` when not known (then not in the JSON).
+    pub cost: Option<crate::usage::Cost>,
+    /// How many of the session's tool results failed (the ledger's count; not in the JSON):
+    /// the TUI's status column. `None` when not known.
+    pub failures: Option<u64>,
 }
 
 impl SessionRow {
-    /// The JSON row: the header's fields, then `children`, `size` and `fingerprint`.
+    /// The JSON row: the header's fields, then `children`, `size`, `fingerprint` and `cost`
+    /// (`{"usd": …, "unpriced": {model: tokens}}`, as [`crate::usage::Cost`]: `usd` is `null`
+    /// when no request was priced, never 0 for unpriced models).
     pub fn to_json(&self) -> Value {
         let mut v = render::header_json(&self.header);
         if let Value::Object(map) = &mut v {
             map.insert("children".into(), json!(self.children));
             map.insert("size".into(), json!(self.size));
             map.insert("fingerprint".into(), json!(self.fingerprint));
+            if let Some(c) = &self.cost {
+                map.insert("cost".into(), json!(c));
+            }
         }
         v
     }
@@ -237,7 +248,9 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         Some(c) => Cursor::decode(c)?.check("list", 0, key)?.unit,
         None => 0,
     };
+    let prices = crate::usage::prices(ctx);
     let ask = crate::list_sql::Ask {
+        prices: &prices,
         exclusions: &ctx.exclusions,
         scope: &scope,
         since,
@@ -315,11 +328,20 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         offset,
         key,
     };
+    let mut files: Vec<scry_source::SourceFile> = Vec::new();
     let mut list = page.assemble(entries, warnings, |entry| {
         let entry = listed.full(entry);
+        files.push(entry.file.clone());
         let fingerprint = crate::fingerprint_text(&entry.file.path);
         (entry, fingerprint)
     });
+    // The page's cost: from the usage ledger, or a parse of the page's rows without an index.
+    for (row, file) in list.rows.iter_mut().zip(&files) {
+        if let Some((cost, failures)) = listed.ledger(&catalog, file, &prices) {
+            row.cost = Some(cost);
+            row.failures = Some(failures);
+        }
+    }
     list.archived = marks;
     Ok(list)
 }
@@ -410,6 +432,8 @@ impl<'a> Page<'a> {
                     size: entry.file.size,
                     header: entry.header,
                     children,
+                    cost: None,
+                    failures: None,
                 }
             })
             .collect();

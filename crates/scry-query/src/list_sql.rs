@@ -48,6 +48,8 @@ pub(crate) struct Ask<'a> {
     pub kind: Option<KindFilter>,
     pub offset: usize,
     pub limit: usize,
+    /// Prices of the rows' cost (from the usage ledger).
+    pub prices: &'a crate::usage::PriceTable,
 }
 
 /// The page `ask` wants from `store` (refreshed with `candidates`, the discovered files in
@@ -194,11 +196,14 @@ fn answer(
         let entry = keep(ask.exclusions, &file, crate::indexed::normalize(header))?;
         ids.push(entry.header.id.clone());
         ids.extend(store.list_neighbours(spec, &entry.header.id).ok()?);
+        let sums = store.usage_sums(row.sid).ok()?;
         rows.push(SessionRow {
             fingerprint: crate::fingerprint_text(&entry.file.path),
             size: entry.file.size,
             header: entry.header,
             children: row.children.clone(),
+            cost: Some(crate::usage::Cost::of_sums(&sums, ask.prices)),
+            failures: Some(store.failure_count(row.sid).ok()?),
         });
     }
     Some(Page {

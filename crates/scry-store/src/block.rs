@@ -54,6 +54,10 @@ pub(crate) struct BlockBuf {
     /// The distinct trigrams of the records' searchable fields (text and aux), for the
     /// candidate index ([`crate::grams`]).
     pub grams: GramSet,
+    /// The model requests among the records ([`crate::ledger`]), written with the block.
+    pub requests: Vec<crate::ledger::StoredRequest>,
+    /// The seqs of the failed tool results among the records.
+    pub failures: Vec<u32>,
 }
 
 /// A closed block, ready for its `blocks` row and `events_fts` document: built by the writer or
@@ -72,6 +76,10 @@ pub(crate) struct Sealed {
     pub blob: Vec<u8>,
     /// The FTS document of its trigram keys (empty: no row).
     pub doc: String,
+    /// The model requests among its events (rows of the usage ledger).
+    pub requests: Vec<crate::ledger::StoredRequest>,
+    /// The seqs of its failed tool results.
+    pub failures: Vec<u32>,
 }
 
 impl BlockBuf {
@@ -126,6 +134,8 @@ impl BlockBuf {
             count: self.count,
             blob: self.encode(),
             doc,
+            requests: std::mem::take(&mut self.requests),
+            failures: std::mem::take(&mut self.failures),
         };
         self.clear();
         sealed
@@ -136,6 +146,8 @@ impl BlockBuf {
         self.raw.clear();
         self.rest.clear();
         self.grams.clear();
+        self.requests.clear();
+        self.failures.clear();
         self.count = 0;
         self.kinds = 0;
     }

@@ -135,6 +135,8 @@ impl<'t> IndexSink<'t> {
             st.execute(params![id, s.doc])
                 .map_err(StoreError::db("insert fts row"))?;
         }
+        crate::ledger::insert(self.tx, self.sid, &s.requests)?;
+        crate::ledger::insert_failures(self.tx, self.sid, &s.failures)?;
         self.maybe_commit()
     }
 
@@ -201,6 +203,12 @@ pub(crate) fn warning_body(w: &Warning) -> Result<String> {
 /// Adds one event to `block` (its text and aux to the search section, the rest as JSON);
 /// `true` when the block is now full and must be sealed.
 pub(crate) fn push_event(block: &mut BlockBuf, mut event: Event) -> Result<bool> {
+    if let Some(r) = crate::ledger::StoredRequest::of(&event) {
+        block.requests.push(r);
+    }
+    if crate::ledger::is_failed_result(&event) {
+        block.failures.push(event.seq);
+    }
     let aux = aux_text(&event);
     let (text, rest) = rest_json(&mut event)?;
     block.push(&Record {
@@ -311,6 +319,7 @@ pub(crate) fn delete_tail(
         params![sid, from_warning as i64],
     )
     .map_err(StoreError::db("delete warnings"))?;
+    crate::ledger::delete_from(tx, sid, from_seq)?;
     tx.execute("DELETE FROM facts WHERE sid = ?1", [sid])
         .map_err(StoreError::db("delete facts"))?;
     tx.execute("DELETE FROM edges WHERE sid = ?1", [sid])
@@ -319,7 +328,7 @@ pub(crate) fn delete_tail(
 }
 
 /// Makes session `sid` unreachable (its `sessions` row and title document go now, in the
-/// caller's transaction) and leaves its blocks, warnings, facts and edges to
+/// caller's transaction) and leaves its blocks, warnings, facts, edges and ledger rows to
 /// [`collect_garbage`].
 pub(crate) fn retire(tx: &Connection, sid: i64) -> Result<()> {
     tx.execute(
@@ -397,7 +406,15 @@ fn collect_some(conn: &Connection, limits: Limits, cleared: &mut usize) -> Resul
                     .map_err(StoreError::db("list blocks"))?
             };
             if ids.is_empty() {
-                for table in ["warnings", "facts", "edges", "pending"] {
+                for table in [
+                    "warnings",
+                    "facts",
+                    "edges",
+                    "requests",
+                    "usage_sums",
+                    "failures",
+                    "pending",
+                ] {
                     conn.prepare_cached(&format!("DELETE FROM {table} WHERE sid = ?1"))
                         .and_then(|mut st| st.execute([sid]))
                         .map_err(StoreError::db("delete retired rows"))?;
@@ -427,7 +444,8 @@ fn collect_some(conn: &Connection, limits: Limits, cleared: &mut usize) -> Resul
 }
 
 /// Writes (or replaces) the `sessions` row of `sid`, indexed from `file`, and its title /
-/// artifact FTS document. Another session with the same uri (the same id in another file) is a
+/// artifact FTS document, and recomputes its usage sums from its request rows
+/// ([`crate::ledger::resum`]). Another session with the same uri (the same id in another file) is a
 /// session of its own. What discovery knew of `file` is kept for `list`: its `cwd_hint`, and the
 /// parent the session folds under (the header's, else discovery's, as `list` resolves it).
 pub(crate) fn write_header(
@@ -473,6 +491,7 @@ pub(crate) fn write_header(
         ],
     )
     .map_err(StoreError::db("write session"))?;
+    crate::ledger::resum(tx, sid)?;
     let doc_id = session_doc_id(sid);
     tx.execute("DELETE FROM events_fts WHERE rowid = ?1", [doc_id])
         .map_err(StoreError::db("delete fts row"))?;

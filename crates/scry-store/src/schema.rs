@@ -51,6 +51,9 @@
 //! - `edges` (L3): per session, the reference candidates of its tool calls (the graph edges
 //!   before resolution) as zstd JSON with the edge version. Both are computed from stored
 //!   events (never from a source), on first use or by [`crate::Store::refresh_facts`].
+//! - `requests` and `usage_sums` (schema 10, issue 19): the usage ledger ([`crate::ledger`]),
+//!   every model request of a session and its sums per (model, context tier), written at
+//!   ingest with the session's blocks.
 
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -58,7 +61,7 @@ use crate::error::{Result, StoreError};
 use crate::integrity::{APPLICATION_ID, MARKER_KEY};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 /// Version of L1 (how sessions and events are stored and which parser produced them).
 pub const PARSER_VERSION: i64 = 1;
 /// Version of L2 (facts extracted from stored events).
@@ -243,6 +246,8 @@ pub(crate) fn ensure(conn: &mut Connection, versions: crate::LayerVersions) -> R
         }
         tx.execute_batch(DDL)
             .map_err(StoreError::db("create schema"))?;
+        tx.execute_batch(crate::ledger::DDL)
+            .map_err(StoreError::db("create usage ledger"))?;
         meta_set(&tx, "schema_version", SCHEMA_VERSION)?;
         meta_set(&tx, "parser_version", PARSER_VERSION)?;
     }

@@ -11,7 +11,8 @@
 //!   [`SessionIndex::facts`] (the L2 fact card);
 //! - **list**: the indexed columns of every session ([`SessionIndex::list_rows`]) and the
 //!   SQL-paged list of a discovered set ([`ListSpec`]: members, failed sources, counts, a page,
-//!   the neighbours that make short ids unique, the live sources and one source by path / key);
+//!   the neighbours that make short ids unique, the live sources and one source by path / key)
+//!   and each listed session's usage-ledger sums ([`SessionIndex::usage_sums`]);
 //! - **search**: over given sources ([`SessionIndex::search_sources`]) or a listed set
 //!   ([`SessionIndex::search_listed`]), with [`SearchRequest`]'s filters, cursor and budgets;
 //! - **archive**: the rows whose source is gone ([`SessionIndex::archived`],
@@ -34,7 +35,7 @@ use scry_source::SourceFile;
 
 use crate::{
     ArchivedRow, IndexedSource, Lease, ListMode, ListRow, ListSpec, PageRow, Result, SearchRequest,
-    SearchResponse, SessionFacts, SessionRef, SourceCwd, Store,
+    SearchResponse, SessionFacts, SessionRef, SourceCwd, Store, UsageSum,
 };
 
 /// The read side of an index of sessions (see the module documentation).
@@ -78,6 +79,11 @@ pub trait SessionIndex {
     ) -> Result<Vec<PageRow>>;
     /// The ids listed next to `id` in `spec` (for unique short ids).
     fn list_neighbours(&self, spec: &ListSpec, id: &str) -> Result<Vec<String>>;
+    /// The usage-ledger sums of session `sid` (per model and context tier, by model then
+    /// tier; [`crate::ledger`]): its cost without reading its events.
+    fn usage_sums(&self, sid: i64) -> Result<Vec<UsageSum>>;
+    /// How many tool results of session `sid` failed (from the ledger: no event is read).
+    fn failure_count(&self, sid: i64) -> Result<u64>;
     /// The live sources of `spec` as discovery last saw them.
     fn list_sources(&self, spec: &ListSpec) -> Result<Vec<IndexedSource>>;
     /// One indexed source by path and key (`""` for a file of its own).
@@ -165,6 +171,14 @@ impl SessionIndex for Store {
         limit: usize,
     ) -> Result<Vec<PageRow>> {
         Store::list_page(self, spec, mode, offset, limit)
+    }
+
+    fn usage_sums(&self, sid: i64) -> Result<Vec<UsageSum>> {
+        Store::usage_sums(self, sid)
+    }
+
+    fn failure_count(&self, sid: i64) -> Result<u64> {
+        Store::failure_count(self, sid)
     }
     fn list_neighbours(&self, spec: &ListSpec, id: &str) -> Result<Vec<String>> {
         Store::list_neighbours(self, spec, id)

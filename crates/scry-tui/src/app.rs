@@ -97,13 +97,18 @@ impl App {
         self.now.unwrap_or_else(Timestamp::now)
     }
 
-    /// Reloads the list and its costs (keeping the selected session selected when it is
-    /// still listed).
+    /// Reloads the list (keeping the selected session selected when it is still listed).
     pub fn reload_list(&mut self) {
-        let now = self.now();
-        match self.list.load(&self.ctx) {
-            Ok(()) => self.list.load_costs(&self.ctx, now),
-            Err(e) => self.status = Some(e),
+        if let Err(e) = self.list.load(&self.ctx) {
+            self.status = Some(e);
+        }
+    }
+
+    /// After the list's selection moved: loads the next page when it nears the last loaded
+    /// row.
+    pub fn list_moved(&mut self) {
+        if let Err(e) = self.list.more_if_near_end(&self.ctx) {
+            self.status = Some(e);
         }
     }
 
@@ -145,8 +150,6 @@ impl App {
                 self.status = Some(e);
             }
             if self.list.signature() != before {
-                let now = self.now();
-                self.list.load_costs(&self.ctx, now);
                 changed = true;
             }
         }

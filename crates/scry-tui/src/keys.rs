@@ -43,7 +43,10 @@ pub fn mouse(app: &mut App, m: MouseEvent) {
         _ => return,
     };
     match app.screen {
-        Screen::List => app.list.move_by(d),
+        Screen::List => {
+            app.list.move_by(d);
+            app.list_moved();
+        }
         Screen::Search => app.search.move_by(d.signum()),
         Screen::Session => {
             if let Some(s) = app.session.as_mut() {
@@ -66,16 +69,25 @@ fn list_key(app: &mut App, k: KeyEvent) {
         KeyCode::Char('q') | KeyCode::Esc => app.quit = true,
         KeyCode::Char('?') => app.help = true,
         KeyCode::Char('/') => open_search(app),
-        KeyCode::Down | KeyCode::Char('j') => app.list.move_by(1),
+        KeyCode::Down | KeyCode::Char('j') => {
+            app.list.move_by(1);
+            app.list_moved();
+        }
         KeyCode::Up | KeyCode::Char('k') => app.list.move_by(-1),
         KeyCode::Char('K') => {
             app.list.cycle_kind();
             app.reload_list();
         }
-        KeyCode::PageDown => app.list.move_by(page),
+        KeyCode::PageDown => {
+            app.list.move_by(page);
+            app.list_moved();
+        }
         KeyCode::PageUp => app.list.move_by(-page),
         KeyCode::Home => app.list.selected = 0,
-        KeyCode::End => app.list.move_by(isize::MAX / 2),
+        KeyCode::End => {
+            app.list.move_by(isize::MAX / 2);
+            app.list_moved();
+        }
         KeyCode::Char('g') => {
             app.list.toggle_global();
             app.reload_list();

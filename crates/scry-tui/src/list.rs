@@ -1,15 +1,14 @@
 //! The session list: `scry list`'s query (scope or global, provider, since, kind) answered by
-//! [`scry_query::list`], newest first, with each session's cost from the per-session usage
-//! report ([`scry_query::usage::usage`]), a selection, and the filters cycled by keys.
-
-use std::collections::HashMap;
+//! [`scry_query::list`], newest first, page after page as the selection nears the end of what
+//! is loaded, with each session's status (its failed tool results) and cost as the list rows
+//! carry them (the index's usage ledger: no session is read for them), a selection, and the
+//! filters cycled by keys.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use scry_model::{SessionKind, Timestamp};
-use scry_query::usage::{Period, Pricing, UsageRequest};
 use scry_query::{Context, KindFilter, ListQuery, SessionRow};
 
 use crate::text::{age, cell, clip, clip_left, width};
@@ -17,6 +16,8 @@ use crate::theme::Theme;
 
 /// Sessions loaded at once (one page of `list`).
 pub const LIMIT: usize = 500;
+/// The next page is loaded when the selection comes this close to the last loaded row.
+pub const NEAR_END: usize = 50;
 
 /// The values `s` cycles `--since` through.
 pub const SINCE: [Option<&str>; 4] = [None, Some("24h"), Some("7d"), Some("30d")];
@@ -40,10 +41,10 @@ pub struct ListState {
     pub total: usize,
     /// Hidden one-shot sessions.
     pub hidden: usize,
-    /// USD per session uri (subagents folded into their parent), where priced.
-    pub costs: HashMap<String, f64>,
-    /// Tokens per session uri.
-    pub tokens: HashMap<String, u64>,
+    /// Pages loaded (a reload loads as many again).
+    pub pages: usize,
+    /// The cursor of the page after the loaded ones, while rows remain.
+    pub next_cursor: Option<String>,
     /// Index of the selected row.
     pub selected: usize,
     /// First row shown.
@@ -62,29 +63,34 @@ impl ListState {
             rows: Vec::new(),
             total: 0,
             hidden: 0,
-            costs: HashMap::new(),
-            tokens: HashMap::new(),
+            pages: 1,
+            next_cursor: None,
             selected: 0,
             offset: 0,
             providers: Vec::new(),
         }
     }
 
-    /// Loads the list for the current query; keeps the selected session selected when it is
-    /// still listed.
+    /// Loads the list for the current query (as many pages as were loaded); keeps the
+    /// selected session selected when it is still listed.
     pub fn load(&mut self, ctx: &Context) -> Result<(), String> {
         let keep = self.selected_uri();
-        let list = scry_query::list(ctx, &self.query).map_err(|e| e.to_string())?;
-        for r in &list.rows {
-            let p = r.header.provider.as_str().to_string();
-            if !self.providers.contains(&p) {
-                self.providers.push(p);
+        let mut q = self.query.clone();
+        q.cursor = None;
+        let mut rows: Vec<SessionRow> = Vec::new();
+        let mut next = None;
+        for _ in 0..self.pages.max(1) {
+            let list = scry_query::list(ctx, &q).map_err(|e| e.to_string())?;
+            self.total = list.total;
+            self.hidden = list.hidden;
+            rows.extend(list.rows);
+            next = list.next_cursor;
+            match &next {
+                Some(c) => q.cursor = Some(c.clone()),
+                None => break,
             }
         }
-        self.providers.sort();
-        self.rows = list.rows;
-        self.total = list.total;
-        self.hidden = list.hidden;
+        self.set_rows(rows, next);
         self.selected = keep
             .and_then(|u| self.rows.iter().position(|r| r.header.uri == u))
             .unwrap_or(self.selected)
@@ -92,30 +98,48 @@ impl ListState {
         Ok(())
     }
 
-    /// Loads the cost column: the per-session usage report (subagents folded into their
-    /// parent, like the list's rows). Best effort: a failure leaves the column as it was.
-    pub fn load_costs(&mut self, ctx: &Context, now: Timestamp) {
-        let req = UsageRequest {
-            period: Period::Session,
-            provider: self.query.provider.clone(),
-            timezone: Some("UTC".into()),
-            ..Default::default()
-        };
-        let pricing = Pricing {
-            now: Some(now),
-            ..Default::default()
-        };
-        // The cost column is best effort: a usage failure leaves it empty.
-        if let Ok(report) = scry_query::usage::usage(ctx, &req, &pricing) {
-            self.costs.clear();
-            self.tokens.clear();
-            for row in report.rows {
-                if let Some(c) = row.cost_usd {
-                    self.costs.insert(row.key.clone(), c);
-                }
-                self.tokens.insert(row.key, row.tokens.total);
+    fn set_rows(&mut self, rows: Vec<SessionRow>, next: Option<String>) {
+        for r in &rows {
+            let p = r.header.provider.as_str().to_string();
+            if !self.providers.contains(&p) {
+                self.providers.push(p);
             }
         }
+        self.providers.sort();
+        self.rows = rows;
+        self.next_cursor = next;
+    }
+
+    /// Loads the next page when the selection is within [`NEAR_END`] rows of the last loaded
+    /// row and more remain; `Ok(true)` when rows were added.
+    pub fn more_if_near_end(&mut self, ctx: &Context) -> Result<bool, String> {
+        let Some(cursor) = self.next_cursor.clone() else {
+            return Ok(false);
+        };
+        if self.selected + NEAR_END < self.rows.len() {
+            return Ok(false);
+        }
+        let mut q = self.query.clone();
+        q.cursor = Some(cursor);
+        let list = scry_query::list(ctx, &q).map_err(|e| e.to_string())?;
+        self.total = list.total;
+        self.hidden = list.hidden;
+        let mut rows = std::mem::take(&mut self.rows);
+        let before = rows.len();
+        // A session listed again (the list moved under us) is kept once.
+        let seen: std::collections::HashSet<(String, String)> = rows
+            .iter()
+            .map(|r| (r.header.uri.clone(), r.fingerprint.clone()))
+            .collect();
+        rows.extend(
+            list.rows
+                .into_iter()
+                .filter(|r| !seen.contains(&(r.header.uri.clone(), r.fingerprint.clone()))),
+        );
+        let added = rows.len() > before;
+        self.set_rows(rows, list.next_cursor);
+        self.pages += 1;
+        Ok(added)
     }
 
     /// The selected session's uri.
@@ -143,6 +167,7 @@ impl ListState {
 
     /// Toggles the scope between the current directory and every directory.
     pub fn toggle_global(&mut self) {
+        self.pages = 1;
         let global = self.query.global || self.query.scope.as_deref() == Some("global");
         self.query.global = !global;
         if global {
@@ -152,6 +177,7 @@ impl ListState {
 
     /// The next provider filter: all, then each provider seen.
     pub fn cycle_provider(&mut self) {
+        self.pages = 1;
         let cur = self.query.provider.clone();
         let next = match cur {
             None => self.providers.first().cloned(),
@@ -166,6 +192,7 @@ impl ListState {
 
     /// The next `--since` value.
     pub fn cycle_since(&mut self) {
+        self.pages = 1;
         let i = SINCE
             .iter()
             .position(|s| s.map(str::to_string) == self.query.since)
@@ -176,6 +203,7 @@ impl ListState {
 
     /// The next `--kind` value.
     pub fn cycle_kind(&mut self) {
+        self.pages = 1;
         let i = KINDS
             .iter()
             .position(|k| *k == self.query.kind)
@@ -211,6 +239,33 @@ fn money(usd: f64) -> String {
     }
 }
 
+/// The cost cell: dollars when a request was priced, else the unpriced tokens (`30kt`), else
+/// `-` (no request, or not known).
+fn cost_text(row: &SessionRow) -> String {
+    let Some(c) = &row.cost else {
+        return "-".into();
+    };
+    if let Some(usd) = c.usd {
+        return money(usd);
+    }
+    let unpriced: u64 = c.unpriced.values().sum();
+    if unpriced > 0 {
+        format!("{}t", tokens_text(unpriced))
+    } else {
+        "-".into()
+    }
+}
+
+/// The status cell: `ok`, or how many tool results failed (`✗3`); `-` when not known.
+fn status_text(row: &SessionRow) -> String {
+    match row.failures {
+        Some(0) => "ok".into(),
+        Some(n) if n > 99 => "✗99+".into(),
+        Some(n) => format!("✗{n}"),
+        None => "-".into(),
+    }
+}
+
 fn tokens_text(n: u64) -> String {
     match n {
         n if n >= 1_000_000 => format!("{:.1}M", n as f64 / 1e6),
@@ -238,10 +293,11 @@ pub fn draw(f: &mut Frame, area: Rect, list: &mut ListState, theme: Theme, now: 
         list.offset = list.selected + 1 - h;
     }
     let w = area.width as usize;
-    // age 4, provider 11, cost 7, then title and (when wide) cwd; gaps of 1.
+    // age 4, provider 11, status 4, cost 7, then title and (when wide) cwd; gaps of 1.
     let pw = 11;
+    let sw = 4;
     let cw = 7;
-    let free = w.saturating_sub(4 + 1 + pw + 1 + cw + 1);
+    let free = w.saturating_sub(4 + 1 + pw + 1 + sw + 1 + cw + 1);
     let (title_w, dir_w) = if w >= 110 {
         let d = (free * 2 / 5).min(40);
         (free - d - 1, d)
@@ -272,18 +328,17 @@ pub fn draw(f: &mut Frame, area: Rect, list: &mut ListState, theme: Theme, now: 
             let pad = title_w.saturating_sub(width(&t) + 1 + width(&kids));
             format!("{t}{} {kids}", " ".repeat(pad))
         };
-        let cost = match list.costs.get(&hd.uri) {
-            Some(c) => money(*c),
-            None => list
-                .tokens
-                .get(&hd.uri)
-                .filter(|t| **t > 0)
-                .map(|t| format!("{}t", tokens_text(*t)))
-                .unwrap_or_else(|| "-".into()),
+        let cost = cost_text(row);
+        let status = status_text(row);
+        let status_style = if row.failures.unwrap_or(0) > 0 {
+            theme.bad()
+        } else {
+            theme.dim()
         };
         let mut spans = vec![
             Span::styled(format!("{:>4} ", age(hd.updated, now)), theme.dim()),
             Span::styled(cell(hd.provider.as_str(), pw) + " ", theme.provider()),
+            Span::styled(cell(&status, sw) + " ", status_style),
             Span::styled(format!("{cost:>cw$} "), theme.dim()),
             Span::styled(title_cell, theme.text()),
         ];

@@ -314,3 +314,47 @@ fn debounce_waits_for_a_pause() {
         "an empty query shows no results"
     );
 }
+
+#[test]
+fn the_list_pages_on_past_its_first_page_as_the_selection_nears_the_end() {
+    let (_tmp, home) = demo_home();
+    let mut all = app(&home);
+    let want: Vec<String> = all.list.rows.iter().map(|r| r.header.uri.clone()).collect();
+    assert!(
+        all.list.next_cursor.is_none(),
+        "the demo fits one page of 500"
+    );
+    let mut app = app(&home);
+    app.list.query.limit = 5;
+    app.reload_list();
+    assert_eq!(app.list.rows.len(), 5);
+    assert!(app.list.next_cursor.is_some());
+    // Moving down loads the next pages (the selection is always near the end of five rows).
+    press(&mut app, KeyCode::Down);
+    assert_eq!(
+        app.list.rows.len(),
+        10,
+        "the second page came with the first move"
+    );
+    for _ in 0..want.len() {
+        press(&mut app, KeyCode::End);
+    }
+    let got: Vec<String> = app.list.rows.iter().map(|r| r.header.uri.clone()).collect();
+    assert_eq!(got, want, "pages of 5 = one page of 500, in order");
+    assert!(app.list.next_cursor.is_none());
+    assert_eq!(app.list.selected, want.len() - 1);
+    // A reload keeps every loaded page.
+    app.reload_list();
+    assert_eq!(app.list.rows.len(), want.len());
+    // The status column: sessions with failed tool results show their count.
+    let failed = all
+        .list
+        .rows
+        .iter()
+        .filter(|r| r.failures.unwrap_or(0) > 0)
+        .count();
+    assert!(failed >= 1, "a demo session has a failed tool result");
+    let text = screen(&mut all, 120, 30);
+    assert!(text.contains('✗'), "{text}");
+    assert!(all.list.rows.iter().all(|r| r.cost.is_some()));
+}

@@ -499,3 +499,115 @@ fn http_usage_route_answers_the_cli_report() {
     let doc = server.get("/openapi.json").json();
     assert!(doc["paths"]["/v1/usage"]["get"].is_object());
 }
+
+/// Every home of the corpus whose sessions the usage ledger must price: real/home and the
+/// older agents' homes.
+fn ledger_homes() -> Vec<std::path::PathBuf> {
+    let mut homes = vec![home()];
+    let mut older: Vec<_> = std::fs::read_dir(corpus().join("real-older"))
+        .expect("real-older")
+        .flatten()
+        .map(|e| e.path().join("home"))
+        .filter(|p| p.is_dir())
+        .collect();
+    older.sort();
+    homes.extend(older);
+    homes
+}
+
+/// `tokens`, `requests`, `unpriced` equal; `cost_usd` equal up to float summation order.
+fn assert_same_row(a: &Value, b: &Value, what: &str) {
+    for k in ["key", "requests", "tokens", "unpriced", "session"] {
+        assert_eq!(a[k], b[k], "{what}: {k}");
+    }
+    match (a["cost_usd"].as_f64(), b["cost_usd"].as_f64()) {
+        (Some(x), Some(y)) => assert!(
+            (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+            "{what}: {x} vs {y}"
+        ),
+        (x, y) => assert_eq!(x, y, "{what}: cost"),
+    }
+}
+
+#[test]
+fn the_index_ledger_equals_the_replay_for_every_session_and_prices_list() {
+    let mut priced = 0;
+    for h in ledger_homes() {
+        let db_dir = tempfile::tempdir().unwrap();
+        let db = db_dir.path().join("index.db");
+        let run = |args: &[&str], indexed: bool| -> Value {
+            let mut all: Vec<&str> = Vec::new();
+            if !indexed {
+                all.push("--no-index");
+            }
+            all.extend_from_slice(args);
+            let out = scry_env(&h, &h, &[("SCRY_DB", &db)], &all);
+            assert_eq!(out.code, 0, "{all:?}\n{}", out.render());
+            out.json()
+        };
+        // Sessions apart: the ledger's rows (index) against a parse of every request.
+        let args = ["usage", "session", "--split", "--json"];
+        let direct = run(&args, false);
+        let indexed = run(&args, true);
+        let (d, i) = (
+            direct["rows"].as_array().unwrap(),
+            indexed["rows"].as_array().unwrap(),
+        );
+        assert_eq!(d.len(), i.len(), "{}", h.display());
+        for (a, b) in i.iter().zip(d) {
+            assert_same_row(a, b, &format!("{} {}", h.display(), b["key"]));
+        }
+        assert_same_row(&indexed["totals"], &direct["totals"], "totals");
+        // Daily from the ledger's request rows equals the parse too.
+        let args = ["usage", "daily", "--json"];
+        let (a, b) = (run(&args, true), run(&args, false));
+        for (x, y) in a["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(b["rows"].as_array().unwrap())
+        {
+            assert_same_row(x, y, "daily");
+        }
+        // `list --json`'s cost of each session is its row of the split report (no row: no
+        // request, `usd` null), the same with and without the index.
+        let rows = rows_by_id(&indexed);
+        let args = [
+            "list", "--global", "--kind", "all", "--limit", "1000", "--json",
+        ];
+        let listed = run(&args, true);
+        assert_eq!(
+            listed["sessions"],
+            run(&args, false)["sessions"],
+            "{}",
+            h.display()
+        );
+        for s in listed["sessions"].as_array().unwrap() {
+            let id = s["id"].as_str().unwrap();
+            let cost = &s["cost"];
+            assert!(cost.is_object(), "{id}: {s}");
+            match rows.get(id) {
+                Some(r) => {
+                    match (cost["usd"].as_f64(), r["cost_usd"].as_f64()) {
+                        (Some(x), Some(y)) => {
+                            priced += 1;
+                            assert!((x - y).abs() <= 1e-9 * y.abs().max(1.0), "{id}: {x} vs {y}")
+                        }
+                        (x, y) => assert_eq!(x, y, "{id}: unpriced stays null, never 0"),
+                    }
+                    let unpriced: u64 = r["unpriced"]
+                        .as_array()
+                        .map(|u| u.iter().map(|m| n(&m["tokens"], "total")).sum())
+                        .unwrap_or(0);
+                    let listed_unpriced: u64 = cost["unpriced"]
+                        .as_object()
+                        .map(|m| m.values().filter_map(Value::as_u64).sum())
+                        .unwrap_or(0);
+                    assert_eq!(listed_unpriced, unpriced, "{id}");
+                }
+                None => assert_eq!(cost, &serde_json::json!({"usd": null}), "{id}"),
+            }
+        }
+    }
+    assert!(priced >= 10, "{priced} priced list rows");
+}

@@ -21,6 +21,7 @@ use scry_model::{
 };
 use scry_source::guard::{self, Failure};
 use scry_source::SourceFile;
+use scry_store::{StoredRequest, UsageSum};
 
 use crate::catalog::Catalog;
 use crate::error::{QueryError, QueryResult};
@@ -47,19 +48,18 @@ pub struct Request {
 impl Request {
     /// The request of `e`, when it carries usage.
     pub fn of(e: &Event) -> Option<Request> {
-        let usage = e.usage?;
-        let cache_write_1h = e
-            .data
-            .as_ref()
-            .and_then(|d| d.get("cache_write_1h"))
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0);
-        Some(Request {
-            time: e.time,
-            model: e.model.clone().unwrap_or_else(|| "unknown".to_string()),
-            usage,
-            cache_write_1h,
-        })
+        StoredRequest::of(e).map(Request::from)
+    }
+}
+
+impl From<StoredRequest> for Request {
+    fn from(r: StoredRequest) -> Request {
+        Request {
+            time: r.time,
+            model: r.model,
+            usage: r.usage,
+            cache_write_1h: r.cache_write_1h,
+        }
     }
 }
 
@@ -97,27 +97,46 @@ pub fn collect(
     since: Option<Timestamp>,
     keep: Option<&str>,
 ) -> QueryResult<(Vec<SessionUsage>, Vec<Warning>)> {
-    let catalog = Catalog::discover(ctx, providers);
-    let mut warnings = catalog.warnings.clone();
     let mut index = if ctx.no_index {
         None
     } else {
         crate::indexed::open(ctx)?
     };
+    // Under a watcher's lease the index is the discovered set (as for `list`): no discovery.
+    let leased = index
+        .as_ref()
+        .is_some_and(|s| crate::lease::leased(ctx, s, providers));
+    let catalog = match index.as_ref().filter(|_| leased) {
+        Some(s) => Catalog::from_index(ctx, s, providers),
+        None => None,
+    }
+    .unwrap_or_else(|| Catalog::discover(ctx, providers));
+    let mut warnings = catalog.warnings.clone();
     if let Some(store) = index.as_mut() {
-        if !crate::indexed::refresh(ctx, store, catalog.sources(), &catalog.files) {
+        let all: Vec<&SourceFile> = catalog.files.iter().collect();
+        if !crate::indexed::refresh_catalog(ctx, store, &catalog, &all) {
             index = None;
         }
     }
+    // The index knows when each session was last active: what ended before `since` is
+    // skipped (one pass over the sessions' columns, no header read per file).
+    let idle = match (index.as_ref(), since) {
+        (Some(store), Some(since)) => store.sources_idle_since(since, keep).unwrap_or_default(),
+        _ => Default::default(),
+    };
+    // One order whichever catalog answered (discovery's, or the index's under a lease), so
+    // totals sum their floats in the same order.
+    let mut files: Vec<&SourceFile> = catalog.files.iter().collect();
+    files.sort_by(|a, b| (&a.path, &a.key).cmp(&(&b.path, &b.key)));
     let mut sessions = Vec::new();
-    for file in &catalog.files {
-        if let (Some(store), Some(since)) = (index.as_ref(), since) {
-            // The index knows when the session was last active: skip what ended before.
-            if let Ok(h) = store.header(file) {
-                let kept = keep.is_some_and(|k| h.id == k || h.parent.as_deref() == Some(k));
-                if h.updated.is_some_and(|u| u < since) && !kept {
-                    continue;
-                }
+    for file in files {
+        if !idle.is_empty() {
+            let key = (
+                file.path.to_string_lossy().into_owned(),
+                file.key.clone().unwrap_or_default(),
+            );
+            if idle.contains(&key) {
+                continue;
             }
         }
         match read_one(&catalog, index.as_ref(), file) {
@@ -180,23 +199,25 @@ fn fold_roots(sessions: &mut [SessionUsage]) {
     }
 }
 
-/// One session's header and requests: from the index when it holds the session, else parsed.
+/// One session's header and requests: from the index's usage ledger when it holds the
+/// session (no event is decoded), else parsed.
 fn read_one(
     catalog: &Catalog,
     index: Option<&scry_store::Store>,
     file: &SourceFile,
 ) -> Result<(Header, Vec<Request>), Warning> {
-    let mut requests = Vec::new();
     if let Some(store) = index {
-        let mut sink = FnSink {
-            on_event: |e: Event| requests.extend(Request::of(&e)),
-            on_warning: |_w: Warning| {},
-        };
-        if let Ok(Some(h)) = crate::indexed::replay_file(store, file, &mut sink) {
-            return Ok((h, requests));
+        if let Ok(Some((h, stored))) = store.requests(file) {
+            let requests = stored.into_iter().map(Request::from).collect();
+            return Ok((crate::indexed::normalize(h), requests));
         }
-        requests.clear();
     }
+    parse_requests(catalog, file)
+}
+
+/// One session's header and requests by a direct parse of `file`.
+fn parse_requests(catalog: &Catalog, file: &SourceFile) -> Result<(Header, Vec<Request>), Warning> {
+    let mut requests = Vec::new();
     let source = catalog.source(file.provider).map_err(|e| {
         Warning::at(
             scry_model::WarningKind::Unreadable,
@@ -241,6 +262,42 @@ pub struct Cost {
 }
 
 impl Cost {
+    /// The cost of a session's usage-ledger sums ([`scry_store::ledger`]), priced from `table`:
+    /// what `list` shows without reading the session's events.
+    pub fn of_sums(sums: &[UsageSum], table: &PriceTable) -> Cost {
+        let mut c = Cost::default();
+        for s in sums {
+            match table.lookup(&s.model) {
+                Some(p) => *c.usd.get_or_insert(0.0) += price::cost_of_sum(&p.price, s),
+                None => *c.unpriced.entry(s.model.clone()).or_default() += s.usage.total(),
+            }
+        }
+        c
+    }
+
+    /// The cost and failed tool results of the session parsed from `file` (no index), the
+    /// cost summed as the ledger sums it so it equals [`Cost::of_sums`] of the indexed session
+    /// to the last digit; `None` when the file cannot be read.
+    pub(crate) fn of_parse(
+        catalog: &Catalog,
+        file: &SourceFile,
+        table: &PriceTable,
+    ) -> Option<(Cost, u64)> {
+        let source = catalog.source(file.provider).ok()?;
+        let mut stored: Vec<StoredRequest> = Vec::new();
+        let mut failures = 0u64;
+        let mut sink = FnSink {
+            on_event: |e: Event| {
+                failures += u64::from(scry_store::ledger::is_failed_result(&e));
+                stored.extend(StoredRequest::of(&e));
+            },
+            on_warning: |_w: Warning| {},
+        };
+        guard::parse(source, file, &mut sink).ok()?;
+        let cost = Cost::of_sums(&scry_store::ledger::sums_of(&stored), table);
+        Some((cost, failures))
+    }
+
     /// Adds the request `e` carries, if any, priced from `table`.
     pub fn push(&mut self, e: &Event, table: &PriceTable) {
         let Some(r) = Request::of(e) else { return };

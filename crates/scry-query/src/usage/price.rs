@@ -276,6 +276,19 @@ pub fn strip_date(s: &str) -> String {
 pub fn cost(price: &Price, usage: &TokenUsage, cache_write_1h: u64) -> f64 {
     let context = usage.input + usage.cache_read + usage.cache_write;
     let long = price.threshold.is_some_and(|t| context > t);
+    cost_at(price, usage, cache_write_1h, long)
+}
+
+/// The USD cost of a session's requests of one model and context tier, summed in the index's
+/// usage ledger ([`scry_store::ledger`]): [`cost`] of each request, summed (up to the order of
+/// floating-point additions), since a request's cost is linear in its tokens within a tier.
+pub fn cost_of_sum(price: &Price, sum: &scry_store::UsageSum) -> f64 {
+    let long = price.threshold.is_some_and(|t| sum.above(t));
+    cost_at(price, &sum.usage, sum.cache_write_1h, long)
+}
+
+/// [`cost`] with the tier given: `long` = priced at the long-context prices.
+fn cost_at(price: &Price, usage: &TokenUsage, cache_write_1h: u64, long: bool) -> f64 {
     let pick = |base: f64, above: Option<f64>| if long { above.unwrap_or(base) } else { base };
     let input = pick(price.input, price.input_long);
     let output = pick(price.output, price.output_long);
@@ -429,5 +442,49 @@ mod tests {
         let g = t.lookup("openai/gpt-4.1-2025-04-14").unwrap();
         assert!(g.custom);
         assert!((g.price.input - 1e-5).abs() < 1e-15);
+    }
+
+    #[test]
+    fn every_threshold_of_the_table_is_a_tier_bound_of_the_ledger() {
+        for p in PriceTable::embedded().models.values() {
+            if let Some(t) = p.threshold {
+                assert!(scry_store::TIER_BOUNDS.contains(&t), "threshold {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_ledger_sum_costs_what_its_requests_cost() {
+        use scry_store::ledger::{sums_of, StoredRequest};
+        let t = PriceTable::embedded();
+        for model in ["gpt-5.5", "claude-sonnet-4-5", "gemini-2.5-pro"] {
+            let p = t.lookup(model).unwrap().price;
+            let reqs: Vec<StoredRequest> = [
+                u(1_000, 200, 50_000, 3_000),
+                u(90_000, 900, 150_000, 0),
+                u(5_000, 100, 260_000, 10_000),
+                u(2, 3, 5, 7),
+            ]
+            .into_iter()
+            .enumerate()
+            .map(|(i, usage)| StoredRequest {
+                seq: i as u32,
+                time: None,
+                model: model.into(),
+                usage,
+                cache_write_1h: usage.cache_write / 2,
+            })
+            .collect();
+            let each: f64 = reqs
+                .iter()
+                .map(|r| cost(&p, &r.usage, r.cache_write_1h))
+                .sum();
+            let summed: f64 = sums_of(&reqs).iter().map(|s| cost_of_sum(&p, s)).sum();
+            assert!(
+                ((each - summed) / each).abs() < 1e-12,
+                "{model}: {each} vs {summed}"
+            );
+            assert!(sums_of(&reqs).len() > 1, "{model}: the requests span tiers");
+        }
     }
 }

@@ -9,6 +9,7 @@ mod corpus;
 mod facts;
 mod incremental;
 mod lease;
+mod ledger;
 mod lines;
 mod list_cache;
 mod list_columns;

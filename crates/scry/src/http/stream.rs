@@ -328,6 +328,8 @@ fn poll_list(ctx: &scry_query::Context, tx: &broadcast::Sender<Bytes>, reveal: b
                 children: Default::default(),
                 size: scry_source::file_stat(file).0,
                 fingerprint: scry_query::fingerprint_text(file),
+                cost: None,
+                failures: None,
             };
             let data = json!({"change": change, "active": active, "session": session.to_json()});
             let _ = tx.send(message("session", None, data, reveal));
