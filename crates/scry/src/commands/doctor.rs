@@ -33,6 +33,10 @@ pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> CliResult<Output> {
         Some((path, IndexHealth::Healthy { .. })) => scry_store::archive_at(path),
         _ => None,
     };
+    let revisions = match &index {
+        Some((path, IndexHealth::Healthy { .. })) => scry_store::revisions_at(path),
+        _ => None,
+    };
     if ctx.json {
         let mut v = serde_json::to_value(&report).map_err(|e| {
             CliError::new(
@@ -48,6 +52,7 @@ pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> CliResult<Output> {
             m.insert("index".into(), index);
             m.insert("watcher".into(), watcher_json(&lease));
             m.insert("archive".into(), archive_json(&archive));
+            m.insert("revisions".into(), revisions_json(&revisions));
         }
         return Ok(json_out(&v).into());
     }
@@ -63,6 +68,10 @@ pub fn run(ctx: &Ctx, _args: &DoctorArgs) -> CliResult<Output> {
     let line = match &archive {
         Some(a) => format!("{line}\n{}", archive_line(a)),
         None => line,
+    };
+    let line = match &revisions {
+        Some(r) if r.revisions > 0 => format!("{line}\n{}", revisions_line(r)),
+        _ => line,
     };
     // After the summary block (totals, config), before the first provider.
     let at = text.find("\n\n").map_or(text.len(), |i| i + 1);
@@ -165,6 +174,27 @@ fn archive_json(a: &Option<scry_store::ArchiveStats>) -> Value {
             "events": a.events,
             "bytes": a.bytes,
             "source_bytes": a.source_bytes,
+        }),
+    }
+}
+
+/// The earlier revisions of rewritten sources the index keeps (issue 20).
+fn revisions_line(r: &scry_store::RevisionStats) -> String {
+    format!(
+        "revisions: {} of rewritten sources ({} events, {} in the index); `scry index --prune` removes them",
+        scry_query::render::count(r.revisions, "earlier revision"),
+        r.events,
+        human(r.bytes)
+    )
+}
+
+fn revisions_json(r: &Option<scry_store::RevisionStats>) -> Value {
+    match r {
+        None => Value::Null,
+        Some(r) => json!({
+            "revisions": r.revisions,
+            "events": r.events,
+            "bytes": r.bytes,
         }),
     }
 }

@@ -20,6 +20,9 @@ use crate::stats::Stats;
 pub struct ShowArgs {
     /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
     pub id: String,
+    /// Which revision of the session (issue 20).
+    #[command(flatten)]
+    pub rev: super::RevisionArg,
 }
 
 /// Runs `scry show`.
@@ -47,6 +50,31 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
                 "{:<10}{} (read from the index; `scry index --prune` removes it)\n",
                 "source",
                 m.text()
+            ),
+        );
+    }
+    // Issue 20: which revision this is, and the earlier ones the index keeps.
+    let at = out.find('\n').map_or(out.len(), |i| i + 1);
+    if let Some(n) = ov.availability.revision {
+        out.insert_str(
+            at,
+            &format!(
+                "{:<10}earlier revision {n}, superseded by a rewrite of the source (read from the index)\n",
+                "revision"
+            ),
+        );
+    } else if !ov.revisions.is_empty() {
+        let newest = &ov.revisions[0];
+        let when = newest.replaced_at.map_or_else(String::new, |t| {
+            format!(", the last replaced {}", t.strftime("%Y-%m-%d %H:%M"))
+        });
+        out.insert_str(
+            at,
+            &format!(
+                "{:<10}{} kept by the index{when} (--revision 1 to {})\n",
+                "revisions",
+                render::count(ov.revisions.len() as u64, "earlier revision"),
+                ov.revisions.len()
             ),
         );
     }

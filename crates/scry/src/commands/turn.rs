@@ -42,6 +42,9 @@ pub struct TurnArgs {
     /// Continue where a previous page stopped
     #[arg(long, value_name = "C")]
     pub cursor: Option<String>,
+    /// Which revision of the session (issue 20).
+    #[command(flatten)]
+    pub rev: super::RevisionArg,
 }
 
 impl TurnArgs {

@@ -18,6 +18,9 @@ use crate::render::{self, Style};
 pub struct TurnsArgs {
     /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
     pub id: String,
+    /// Which revision of the session (issue 20).
+    #[command(flatten)]
+    pub rev: super::RevisionArg,
 }
 
 /// Runs `scry turns`.

@@ -64,6 +64,7 @@ impl Params {
         let given = self
             .0
             .iter()
+            .filter(|(k, _)| k != "revision")
             .map(|(k, v)| (k.clone(), Value::String(v.clone())))
             .chain([("id".to_string(), Value::String(id_of(id)?))]);
         crate::door::request(given, crate::door::Given::Text).map_err(|e| {
@@ -72,6 +73,23 @@ impl Params {
                 crate::door::Refused::Bad(m) => m,
             };
             QueryError::usage(ErrorCode::InvalidQuery, m)
+        })
+    }
+
+    /// `base` reading the `revision` this request names (issue 20; 0 when absent).
+    fn ctx(&self, base: &scry_query::Context) -> QueryResult<scry_query::Context> {
+        let revision = match self.get("revision") {
+            None => 0,
+            Some(v) => v.parse().map_err(|_| {
+                QueryError::usage(
+                    ErrorCode::InvalidQuery,
+                    format!("parameter 'revision' must be a number, not '{v}'"),
+                )
+            })?,
+        };
+        Ok(scry_query::Context {
+            revision,
+            ..base.clone()
         })
     }
 
@@ -307,23 +325,23 @@ async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
 }
 
 async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
-    answer(api, "/v1/sessions/{id}", raw, move |api, _| {
+    answer(api, "/v1/sessions/{id}", raw, move |api, p| {
         if let Some(url) = &api.opts.store {
             let mut store = scry_team::read::Store::open(url)?;
             return Ok(scry_team::read::overview(&api.ctx, &mut store, &id_of(id)?)?.to_json());
         }
-        Ok(scry_query::overview(&api.ctx, &id_of(id)?)?.to_json())
+        Ok(scry_query::overview(&p.ctx(&api.ctx)?, &id_of(id)?)?.to_json())
     })
     .await
 }
 
 async fn turns(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
-    answer(api, "/v1/sessions/{id}/turns", raw, move |api, _| {
+    answer(api, "/v1/sessions/{id}/turns", raw, move |api, p| {
         if let Some(url) = &api.opts.store {
             let mut store = scry_team::read::Store::open(url)?;
             return Ok(scry_team::read::turns(&mut store, &id_of(id)?, KEEP_JSON)?.to_json());
         }
-        Ok(scry_query::turns(&api.ctx, &id_of(id)?, KEEP_JSON)?.to_json())
+        Ok(scry_query::turns(&p.ctx(&api.ctx)?, &id_of(id)?, KEEP_JSON)?.to_json())
     })
     .await
 }
@@ -341,7 +359,8 @@ async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
             })?;
             let radius = u32::try_from(p.num("radius", 5)?).unwrap_or(u32::MAX);
             return Ok(
-                scry_query::event_window(&api.ctx, &id, event, radius, max_chars)?.to_json(),
+                scry_query::event_window(&p.ctx(&api.ctx)?, &id, event, radius, max_chars)?
+                    .to_json(),
             );
         }
         let mut chosen: Vec<Selector> = Vec::new();
@@ -374,7 +393,7 @@ async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
             max_chars,
             cursor: p.get("cursor"),
         };
-        Ok(scry_query::read(&api.ctx, &req)?.to_json())
+        Ok(scry_query::read(&p.ctx(&api.ctx)?, &req)?.to_json())
     })
     .await
 }
@@ -400,13 +419,13 @@ async fn events(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
                 ));
             }
             let seq = scry_query::events::relations::parse_target(&target)?;
-            return Ok(scry_query::relations(&api.ctx, &id, seq)?.to_json());
+            return Ok(scry_query::relations(&p.ctx(&api.ctx)?, &id, seq)?.to_json());
         }
         let page = scry_query::PageRequest {
             limit: p.num("limit", scry_query::events::DEFAULT_LIMIT)?,
             cursor: p.get("cursor"),
         };
-        Ok(scry_query::events(&api.ctx, &id, &q, &page)?.to_json())
+        Ok(scry_query::events(&p.ctx(&api.ctx)?, &id, &q, &page)?.to_json())
     })
     .await
 }
@@ -463,7 +482,7 @@ async fn search(State(api): State<Arc<Api>>, raw: Raw) -> Response {
             let mut store = scry_team::read::Store::open(url)?;
             return Ok(scry_team::read::search(&api.ctx, &mut store, &q, None)?.to_json());
         }
-        Ok(scry_query::search(&api.ctx, &q)?.to_json())
+        Ok(scry_query::search(&p.ctx(&api.ctx)?, &q)?.to_json())
     })
     .await
 }
@@ -507,7 +526,7 @@ fn report<T: serde::Serialize>(r: QueryResult<T>) -> QueryResult<Value> {
 async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/commands", raw, move |api, p| {
         let req: scry_query::CommandsRequest = p.request(id)?;
-        report(scry_query::commands(&by_id(api), &req))
+        report(scry_query::commands(&p.ctx(&by_id(api))?, &req))
     })
     .await
 }
@@ -515,7 +534,7 @@ async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn files(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/files", raw, move |api, p| {
         let req: scry_query::FilesRequest = p.request(id)?;
-        report(scry_query::files(&by_id(api), &req))
+        report(scry_query::files(&p.ctx(&by_id(api))?, &req))
     })
     .await
 }
@@ -523,7 +542,7 @@ async fn files(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn errors(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/errors", raw, move |api, p| {
         let req: scry_query::ErrorsRequest = p.request(id)?;
-        report(scry_query::errors(&by_id(api), &req))
+        report(scry_query::errors(&p.ctx(&by_id(api))?, &req))
     })
     .await
 }
@@ -531,7 +550,7 @@ async fn errors(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn jobs(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/jobs", raw, move |api, p| {
         let req: scry_query::JobsRequest = p.request(id)?;
-        report(scry_query::jobs(&by_id(api), &req))
+        report(scry_query::jobs(&p.ctx(&by_id(api))?, &req))
     })
     .await
 }
