@@ -68,7 +68,11 @@ fn lost_events_stay_as_an_earlier_revision() {
     let found = store.search(&SearchRequest::literal("gamma")).unwrap();
     let hits: Vec<_> = found.sessions.iter().flat_map(|s| &s.hits).collect();
     assert_eq!(hits.len(), 1, "{found:?}");
-    assert!(hits[0].superseded && hits[0].revision == Some(1), "{:?}", hits[0]);
+    assert!(
+        hits[0].superseded && hits[0].revision == Some(1),
+        "{:?}",
+        hits[0]
+    );
     assert!(hits[0].command.ends_with("--revision 1"));
     let shared = store.search(&SearchRequest::literal("alpha")).unwrap();
     // The title and the first event, both of the current session.
@@ -97,13 +101,23 @@ fn lost_events_stay_as_an_earlier_revision() {
 
     // Prune: by age (none replaced before an hour ago), dry run, then all.
     let hour_ago =
-        scry_model::Timestamp::from_second(scry_model::Timestamp::now().as_second() - 3600).unwrap();
-    assert!(store.prune_revisions(Some(hour_ago), false).unwrap().is_empty());
+        scry_model::Timestamp::from_second(scry_model::Timestamp::now().as_second() - 3600)
+            .unwrap();
+    assert!(store
+        .prune_revisions(Some(hour_ago), false)
+        .unwrap()
+        .is_empty());
     assert_eq!(store.prune_revisions(None, true).unwrap().len(), 2);
     assert_eq!(store.revisions(&key, "").unwrap().len(), 2);
     assert_eq!(store.prune_revisions(None, false).unwrap().len(), 2);
     assert!(store.revisions(&key, "").unwrap().is_empty());
-    assert_eq!(store.search(&SearchRequest::literal("gamma")).unwrap().total_matches, 0);
+    assert_eq!(
+        store
+            .search(&SearchRequest::literal("gamma"))
+            .unwrap()
+            .total_matches,
+        0
+    );
     let conn = rusqlite::Connection::open(store.path()).unwrap();
     let pending: i64 = conn
         .query_row("SELECT count(*) FROM pending", [], |r| r.get(0))
