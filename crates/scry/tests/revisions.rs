@@ -417,6 +417,11 @@ fn rewrites_are_served_by_revision_and_survive_a_schema_change() {
         "{}",
         text.render()
     );
+    // export follows too: the first version's last prompt is in revision 2 only.
+    let export = h.run(&["export", &uri, "--revision", "2"]);
+    assert_eq!(export.code, 0, "{}", export.render());
+    assert!(export.stdout.contains("prompt 3"), "{}", export.render());
+    assert!(!h.run(&["export", &uri]).stdout.contains("prompt 3"));
 
     // HTTP.
     let mut child = serve(&h.home, &h.db);
