@@ -220,15 +220,25 @@ pub fn replay(
     file: &SourceFile,
     sink: &mut dyn EventSink,
 ) -> Result<Header, StoreError> {
-    let header = store.header(file.into())?;
-    let n = store.event_count(file.into())?;
+    replay_at(store, file.into(), sink)
+}
+
+/// [`replay`] of the stored session `at` names (an earlier revision, issue 20); the header as
+/// a direct parse of the source then gave it.
+pub fn replay_at(
+    store: &dyn SessionIndex,
+    at: scry_store::SessionRef<'_>,
+    sink: &mut dyn EventSink,
+) -> Result<Header, StoreError> {
+    let header = store.header(at)?;
+    let n = store.event_count(at)?;
     let mut from = 0u32;
     while from < n {
         let to = from.saturating_add(WINDOW - 1).min(n - 1);
-        store.each_event(file.into(), from..=to, &mut |e| sink.event(e))?;
+        store.each_event(at, from..=to, &mut |e| sink.event(e))?;
         from = to + 1;
     }
-    for w in store.warnings(file.into())? {
+    for w in store.warnings(at)? {
         sink.warning(w);
     }
     Ok(normalize(header))

@@ -117,6 +117,10 @@ pub struct Context {
     pub lease: Option<i64>,
     /// Where long work (the implicit index refresh) reports its progress; silent by default.
     pub progress: progress::Reporter,
+    /// Which revision of a session the per-session reads open (issue 20): 0 = the current
+    /// one, N = the N-th most recent earlier revision (kept by the index when the source was
+    /// rewritten shorter or changed; see [`session_read::open`]).
+    pub revision: u32,
 }
 
 impl Context {
@@ -132,6 +136,7 @@ impl Context {
             exclusions: Arc::new(Exclusions::new()),
             lease: None,
             progress: progress::Reporter::silent(),
+            revision: 0,
         }
     }
 }
@@ -147,6 +152,9 @@ pub struct Availability {
     /// seen / found gone (S-I6).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archived: Option<archive::Mark>,
+    /// The earlier revision read (`--revision N`), when not the current session (issue 20).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<u32>,
 }
 
 /// The source fingerprint a result was computed from (S-Q3) and a cursor binds: a hash of the

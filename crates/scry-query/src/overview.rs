@@ -43,18 +43,23 @@ pub struct Overview {
     pub availability: Availability,
     /// USD of the session's requests (issue 19).
     pub cost: crate::usage::Cost,
+    /// The earlier revisions the index keeps of the session (issue 20), newest first.
+    pub revisions: Vec<scry_store::RevisionRow>,
 }
 
 /// Reads session `reference` and computes its overview.
 pub fn overview(ctx: &Context, reference: &str) -> QueryResult<Overview> {
     let opened = session_read::open(ctx, reference)?;
     let fingerprint = crate::fingerprint_text(&opened.file.path);
-    overview_from(
+    let revisions = opened.revisions();
+    let mut o = overview_from(
         ctx,
         |sink| opened.stream(sink),
         fingerprint,
         opened.availability(),
-    )
+    )?;
+    o.revisions = revisions;
+    Ok(o)
 }
 
 /// The overview of the session `stream` delivers (it streams the events and warnings into the
@@ -93,6 +98,7 @@ pub fn overview_from(
         fingerprint,
         availability,
         cost,
+        revisions: Vec::new(),
     })
 }
 
@@ -146,7 +152,7 @@ impl Overview {
                 "output": f.output,
             })
         });
-        json!({
+        let mut v = json!({
             "session": render::header_json(h),
             "fingerprint": self.fingerprint,
             "stats": {
@@ -168,7 +174,21 @@ impl Overview {
             "facts": card_json(&self.card),
             "sources": h.sources,
             "warnings": render::warnings_json(&st.warnings),
-        })
+        });
+        // Issue 20: present only when there is something to say, so the JSON of a session
+        // without revisions is unchanged.
+        if let Some(n) = self.availability.revision {
+            v["revision"] = json!(n);
+        }
+        if !self.revisions.is_empty() {
+            v["revisions"] = Value::Array(
+                self.revisions
+                    .iter()
+                    .map(|r| json!({"n": r.n, "replaced_at": r.replaced_at, "events": r.events}))
+                    .collect(),
+            );
+        }
+        v
     }
 }
 

@@ -214,8 +214,18 @@ pub fn read(ctx: &Context, req: &ReadRequest) -> QueryResult<TurnPage> {
             "and the index keeps its events, not the raw records: read it without --raw",
         ));
     }
+    if req.raw && opened.revision.is_some() {
+        return Err(QueryError::usage(
+            ErrorCode::InvalidQuery,
+            "--raw reads the source's records, which hold the current session only: read an earlier revision without --raw",
+        ));
+    }
     let fingerprint = crate::source_fingerprint(&opened.file.path);
-    let uri = format!("{}:{}", opened.file.provider, opened.file.id);
+    // A cursor of one revision is refused on another.
+    let uri = match &opened.revision {
+        Some(r) => format!("{}:{}@{}", opened.file.provider, opened.file.id, r.n),
+        None => format!("{}:{}", opened.file.provider, opened.file.id),
+    };
     let selection = req.selection_key();
     let start = match &cursor {
         Some(c) => c.check(&uri, fingerprint, selection)?,

@@ -179,6 +179,9 @@ impl Serialize for SearchResult {
 pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let providers = filter::providers(q.provider.as_deref())?;
     let mut req = request(ctx, q, &providers)?;
+    if ctx.revision > 0 {
+        return search_revision(ctx, q, &req);
+    }
     let scope = Scope::parse(q.scope.as_deref(), q.global, &ctx.cwd, true, !ctx.demo)?;
     // Under a watcher's lease a search across sessions asks the index alone: no discovery.
     // Archived sessions (unless `--live-only`) come from the index on every path; they are
@@ -293,6 +296,44 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
         }
     };
     Ok(result(response, session, &gone))
+}
+
+/// `search --session <id> --revision N` (issue 20): the hits of one earlier revision, each
+/// marked superseded.
+fn search_revision(
+    ctx: &Context,
+    q: &SearchQuery,
+    req: &SearchRequest,
+) -> QueryResult<SearchResult> {
+    let Some(id) = &q.session else {
+        return Err(QueryError::usage(
+            ErrorCode::InvalidQuery,
+            "--revision reads one session: give --session too",
+        ));
+    };
+    let opened = crate::session_read::open(ctx, id)?;
+    let (Some(rev), Some(store)) = (&opened.revision, &opened.index) else {
+        return Err(QueryError::new(
+            ErrorCode::Aborted,
+            "the index cannot be read",
+        ));
+    };
+    let at = scry_store::SessionRef::Revision {
+        path: &opened.file.path,
+        key: opened.file.key.as_deref(),
+        n: rev.n,
+    };
+    let header = store
+        .header(at)
+        .map_err(|e| QueryError::new(e.code(), e.to_string()))?;
+    let response = store
+        .search_revision(at, req)
+        .map_err(|e| with_query(store_error(&e), req))?;
+    Ok(result(
+        response,
+        Some(indexed::normalize(header)),
+        &std::collections::HashMap::new(),
+    ))
 }
 
 /// The answer around `response`: each session's fingerprint and, for an archived one, when

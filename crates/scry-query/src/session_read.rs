@@ -20,6 +20,9 @@ pub struct Opened {
     /// The index's archived row when the session's source is gone (S-I6): read from the index
     /// only, never refreshed.
     pub archived: Option<scry_store::ArchivedRow>,
+    /// The earlier revision read (`ctx.revision` > 0, issue 20): every read of this handle
+    /// replays it from the index instead of the current session.
+    pub revision: Option<scry_store::RevisionRow>,
     /// Set when a read met damage in `index` (already rebuilt on disk): later reads of this
     /// handle parse the source instead of meeting it again.
     damaged: std::cell::Cell<bool>,
@@ -38,12 +41,53 @@ pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
             index = None;
         }
     }
+    let revision = match ctx.revision {
+        0 => None,
+        n => Some(revision(ctx, index.as_ref(), &file, n)?),
+    };
     Ok(Opened {
         catalog,
         file,
         index,
         archived,
+        revision,
         damaged: std::cell::Cell::new(false),
+    })
+}
+
+/// Earlier revision `n` of the session indexed from `file`, or one line saying why not
+/// (exit 3 for a revision the index does not hold, 2 without the index).
+pub fn revision(
+    ctx: &Context,
+    index: Option<&scry_store::Store>,
+    file: &SourceFile,
+    n: u32,
+) -> QueryResult<scry_store::RevisionRow> {
+    let Some(store) = index else {
+        let why = if ctx.no_index {
+            "earlier revisions are kept by the index: --revision cannot be used with --no-index"
+        } else {
+            "earlier revisions are kept by the index, which cannot be opened"
+        };
+        return Err(QueryError::usage(ErrorCode::InvalidQuery, why));
+    };
+    let all = store
+        .revisions(
+            &file.path.to_string_lossy(),
+            file.key.as_deref().unwrap_or(""),
+        )
+        .map_err(|e| QueryError::new(e.code(), e.to_string()))?;
+    let count = all.len();
+    all.into_iter().find(|r| r.n == n).ok_or_else(|| {
+        let has = match count {
+            0 => "it has no earlier revision".to_string(),
+            1 => "it has 1 earlier revision: --revision 1".to_string(),
+            k => format!("it has {k} earlier revisions: --revision 1 to {k}"),
+        };
+        QueryError::new(
+            ErrorCode::SessionNotFound,
+            format!("{}:{} has no revision {n} ({has})", file.provider, file.id),
+        )
     })
 }
 
@@ -57,7 +101,23 @@ impl Opened {
                 .as_ref()
                 .is_some_and(|s| crate::indexed::uri_of(s, &self.file).is_some()),
             archived: self.archived.as_ref().map(crate::archive::Mark::of),
+            revision: self.revision.as_ref().map(|r| r.n),
         }
+    }
+
+    /// The earlier revisions the index keeps of this session (issue 20), newest first; empty
+    /// without the index.
+    pub fn revisions(&self) -> Vec<scry_store::RevisionRow> {
+        self.index
+            .as_ref()
+            .and_then(|s| {
+                s.revisions(
+                    &self.file.path.to_string_lossy(),
+                    self.file.key.as_deref().unwrap_or(""),
+                )
+                .ok()
+            })
+            .unwrap_or_default()
     }
 
     /// Streams the whole session into `sink`; returns the completed header. A source that cannot
@@ -65,6 +125,16 @@ impl Opened {
     pub fn stream(&self, sink: &mut dyn EventSink) -> QueryResult<Header> {
         // From the index when it holds the session (a source it could not parse is re-read
         // directly so the error is the direct one).
+        if let (Some(rev), Some(store)) = (&self.revision, self.index.as_ref()) {
+            // An earlier revision lives in the index only.
+            let at = scry_store::SessionRef::Revision {
+                path: &self.file.path,
+                key: self.file.key.as_deref(),
+                n: rev.n,
+            };
+            return crate::indexed::replay_at(store, at, sink)
+                .map_err(|e| QueryError::new(e.code(), e.to_string()));
+        }
         let mut skip = 0;
         if let Some(store) = self.index.as_ref().filter(|_| !self.damaged.get()) {
             match crate::indexed::replay_file(store, &self.file, sink) {

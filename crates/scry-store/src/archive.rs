@@ -258,6 +258,7 @@ impl Store {
                 continue;
             }
             retire(&self.conn, row.sid)?;
+            crate::revision::drop_all(&self.conn, &row.path, &row.key)?;
             self.conn
                 .execute("DELETE FROM files WHERE sid = ?1 AND live = 0", [row.sid])
                 .map_err(StoreError::db("delete file"))?;

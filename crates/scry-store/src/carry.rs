@@ -4,6 +4,9 @@
 //! (header, events, warnings, its file row) with this build's readers; after the new layout is
 //! made, [`carry_in`] writes them again through the ordinary index writer, `live: false`.
 //!
+//! Earlier revisions of rewritten sources (issue 20) are carried the same way, oldest first
+//! (so they keep their order), each under a new sid with its `revisions` row.
+//!
 //! Best effort by design: an older layout this build cannot read (a block format it does not
 //! know) carries nothing, and the rebuild goes on as before. The sessions are held in memory
 //! between the two steps (archived sessions are usually few; a huge one costs its size once).
@@ -20,6 +23,8 @@ use crate::Store;
 
 /// One archived session read before a schema change.
 pub(crate) struct Carried {
+    /// `Some((replaced_at, common))` for an earlier revision (no file row of its own).
+    revision: Option<(i64, u32)>,
     path: String,
     key: String,
     provider: String,
@@ -32,7 +37,11 @@ pub(crate) struct Carried {
 /// (empty when it is the same, new, or unreadable).
 pub(crate) fn carry_out(store: &Store) -> Vec<Carried> {
     match crate::schema::versions(&store.conn) {
-        Ok([v, ..]) if v != 0 && v != SCHEMA_VERSION => read_all(store).unwrap_or_default(),
+        Ok([v, ..]) if v != 0 && v != SCHEMA_VERSION => {
+            let mut out = read_all(store).unwrap_or_default();
+            out.extend(read_revisions(store).unwrap_or_default());
+            out
+        }
         _ => Vec::new(),
     }
 }
@@ -74,11 +83,55 @@ fn read_all(store: &Store) -> Result<Vec<Carried>> {
             })
             .ok();
         out.push(Carried {
+            revision: None,
             path,
             key,
             provider,
             fingerprint,
             gone,
+            session,
+        });
+    }
+    Ok(out)
+}
+
+/// Every earlier revision, oldest first (an index made before the table existed has none).
+fn read_revisions(store: &Store) -> Result<Vec<Carried>> {
+    type Row = (i64, String, String, i64, u32, String, String, u32);
+    let rows: Vec<Row> = store
+        .conn
+        .prepare(
+            "SELECT sid, path, key, replaced_at, common, uri, header, events FROM revisions
+             ORDER BY sid",
+        )
+        .and_then(|mut st| {
+            st.query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                ))
+            })?
+            .collect()
+        })
+        .map_err(StoreError::db("read revisions"))?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (sid, path, key, at, common, uri, json, n) in rows {
+        let header = crate::read::decode_header(&uri, &json, false)?;
+        let provider = header.provider.as_str().to_string();
+        let session = store.session_at(sid, header, n)?;
+        out.push(Carried {
+            revision: Some((at, common)),
+            path,
+            key,
+            provider,
+            fingerprint: [0; 5],
+            gone: None,
             session,
         });
     }
@@ -116,6 +169,28 @@ pub(crate) fn carry_in(store: &Store, carried: Vec<Carried>) -> Result<()> {
             sink.finish()?;
             header.live = false;
             header.persisted = false;
+            if let Some((at, common)) = c.revision {
+                tx.execute(
+                    "INSERT INTO revisions(sid, path, key, replaced_at, common, uri, updated,
+                                           events, header)
+                     VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    params![
+                        sid,
+                        c.path,
+                        c.key,
+                        at,
+                        common,
+                        header.uri,
+                        header.updated.map(crate::codec::time_to_i),
+                        n,
+                        serde_json::to_string(&header).map_err(|e| {
+                            StoreError::IndexBuild(format!("cannot encode header: {e}"))
+                        })?
+                    ],
+                )
+                .map_err(StoreError::db("carry revision"))?;
+                continue;
+            }
             let mut file = SourceFile::with_stat(provider, header.id.clone(), &c.path, (0, 0));
             file.key = (!c.key.is_empty()).then(|| c.key.clone());
             write_header(tx, sid, &header, n, false, &file)?;

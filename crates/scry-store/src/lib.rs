@@ -72,6 +72,7 @@ mod listing;
 mod lookup;
 mod read;
 mod refresh;
+mod revision;
 mod schema;
 mod search;
 pub mod session_index;
@@ -93,6 +94,7 @@ pub use listing::{IndexedSource, ListMode, ListSpec, PageRow};
 pub use lookup::SourceCwd;
 pub use read::{ListRow, SessionRef};
 pub use refresh::{Action, FileError, Progress, RefreshOptions, RefreshReport};
+pub use revision::{revisions_at, RevisionRow, RevisionStats};
 pub use schema::{EDGE_VERSION, EXTRACTOR_VERSION, PARSER_VERSION, SCHEMA_VERSION};
 pub use search::{
     search_direct, search_session_direct, Area, Caller, Field, Hit, SearchMode, SearchPlan,

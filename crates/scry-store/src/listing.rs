@@ -658,7 +658,21 @@ impl Store {
             // A selective query asks its few candidate sessions whether they are listed
             // instead of reading every listed sid.
             let mut sids = match self.candidate_sessions(req, LISTED_CANDIDATES_MAX)? {
-                Some(candidates) => self.listed_among(spec, &candidates)?,
+                Some(mut candidates) => {
+                    // A candidate earlier revision (issue 20) is listed when its source's
+                    // current session is.
+                    if req.filter.live != Some(true) {
+                        let revs = crate::revision::scope_of(&self.conn, None)?;
+                        let extra: Vec<i64> = candidates
+                            .iter()
+                            .filter_map(|c| revs.get(c).map(|r| r.0))
+                            .collect();
+                        candidates.extend(extra);
+                        candidates.sort_unstable();
+                        candidates.dedup();
+                    }
+                    self.listed_among(spec, &candidates)?
+                }
                 None => self.list_sids(spec)?,
             };
             sids.extend(also.iter().copied());

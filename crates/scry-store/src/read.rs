@@ -46,6 +46,16 @@ pub enum SessionRef<'a> {
         /// Its key inside a multi-session store.
         key: Option<&'a str>,
     },
+    /// Earlier revision `n` (1 = the most recent) of the session indexed from this source
+    /// (issue 20): what the index held before the source was rewritten shorter or changed.
+    Revision {
+        /// The source file.
+        path: &'a Path,
+        /// Its key inside a multi-session store.
+        key: Option<&'a str>,
+        /// 1 = the most recent earlier revision, 2 = the one before, …
+        n: u32,
+    },
 }
 
 impl<'a> From<&'a str> for SessionRef<'a> {
@@ -75,6 +85,13 @@ impl std::fmt::Display for SessionRef<'_> {
             SessionRef::Uri(uri) => f.write_str(uri),
             SessionRef::Source { path, key: None } => write!(f, "{}", path.display()),
             SessionRef::Source { path, key: Some(k) } => write!(f, "{} [{k}]", path.display()),
+            SessionRef::Revision { path, key, n } => {
+                write!(f, "revision {n} of {}", path.display())?;
+                match key {
+                    Some(k) => write!(f, " [{k}]"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
@@ -247,6 +264,13 @@ impl Store {
                     .optional()
                 })
                 .map_err(StoreError::db("read session"))?,
+            SessionRef::Revision { path, key, n } => crate::revision::nth(
+                &self.conn,
+                &path.to_string_lossy(),
+                key.unwrap_or_default(),
+                n,
+            )?
+            .map(|(sid, uri, json, n)| (sid, uri, json, false, n)),
         };
         let (sid, uri, json, live, n) =
             row.ok_or_else(|| StoreError::SessionNotFound(at.to_string()))?;
@@ -254,10 +278,14 @@ impl Store {
     }
 
     /// The header and event count of the stored session `sid`.
+    /// An earlier revision (issue 20) is read from `revisions`, `live: false`.
     pub(crate) fn row_of(&self, sid: i64) -> Result<(Header, u32)> {
         let (uri, json, live, n): (String, String, bool, u32) = self
             .conn
-            .prepare_cached("SELECT uri, header, live, events FROM sessions WHERE sid = ?1")
+            .prepare_cached(
+                "SELECT uri, header, live, events FROM sessions WHERE sid = ?1
+                 UNION ALL SELECT uri, header, 0, events FROM revisions WHERE sid = ?1",
+            )
             .and_then(|mut st| {
                 st.query_row([sid], |r| {
                     Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? != 0, r.get(3)?))

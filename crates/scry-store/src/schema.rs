@@ -4,7 +4,8 @@
 //! - [`SCHEMA_VERSION`]: the table layout. A change drops every table and rebuilds from the
 //!   sources (there are no migrations), except the archived sessions (source gone, S-I6), which
 //!   no source can rebuild: [`crate::carry`] reads them before the drop and writes them after.
-//!   The `archived` table (when each was found gone) was added without a change.
+//!   The `archived` table (when each was found gone) and the `revisions` table (earlier
+//!   revisions of rewritten sources, [`crate::revision`]) were added without a change.
 //! - [`PARSER_VERSION`]: L1 (sessions, events, warnings). Stored per file; a file indexed by
 //!   another parser version is re-parsed on the next refresh.
 //! - [`EXTRACTOR_VERSION`]: L2 facts. A change clears the `facts` table, which the facts layer
@@ -185,14 +186,14 @@ fn up_to_date(conn: &Connection, versions: crate::LayerVersions) -> Result<bool>
         .map_err(StoreError::db("read schema"))?;
     let archive_table: i64 = conn
         .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE name IN ('archived', 'files_gone', ?1, ?2,
-             ?3, ?4, ?5, ?6, ?7)",
+            "SELECT count(*) FROM sqlite_master WHERE name IN ('archived', 'files_gone',
+             'revisions', 'revisions_source', ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             crate::listcache::NAMES,
             |r| r.get(0),
         )
         .map_err(StoreError::db("read schema"))?;
     Ok(fingerprint_index == 1
-        && archive_table == 2 + crate::listcache::NAMES.len() as i64
+        && archive_table == 4 + crate::listcache::NAMES.len() as i64
         && meta_get(conn, "schema_version")? == Some(SCHEMA_VERSION)
         && meta_get(conn, "parser_version")? == Some(PARSER_VERSION)
         && meta_get(conn, "extractor_version")? == Some(versions.extractor)
@@ -260,6 +261,9 @@ pub(crate) fn ensure(conn: &mut Connection, versions: crate::LayerVersions) -> R
     // gone. A bump would rebuild the index from the sources and lose every archived session.
     tx.execute_batch(crate::archive::DDL)
         .map_err(StoreError::db("create archive table"))?;
+    // Added without a schema bump (issue 20): earlier revisions of rewritten sources.
+    tx.execute_batch(crate::revision::DDL)
+        .map_err(StoreError::db("create revisions table"))?;
     // Added without a schema bump (issue 16): `list`'s stored counts and the write generation
     // that keeps them honest.
     tx.execute_batch(crate::listcache::DDL)

@@ -325,6 +325,7 @@ const STORED: Availability = Availability {
     live: false,
     persisted: true,
     archived: None,
+    revision: None,
 };
 
 /// `list` from the team store (of one machine, or all).

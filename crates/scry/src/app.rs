@@ -113,6 +113,7 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
         exclusions: std::sync::Arc::new(exclusions),
         lease,
         progress: scry_query::progress::Reporter::new(crate::progress::RefreshBars),
+        revision: crate::commands::revision_of(&cli.command),
     };
     Ok(Ctx {
         json: cli.global.json,

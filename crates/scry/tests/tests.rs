@@ -39,6 +39,7 @@ mod parity;
 mod readonly;
 mod readonly_os;
 mod resume;
+mod revisions;
 mod skill;
 mod sources;
 mod stream_rss;

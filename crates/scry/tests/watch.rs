@@ -150,6 +150,16 @@ fn assert_parity(home: &Path, db: &Path, args: &[&str]) {
     direct_args.push("--no-index");
     let direct = scry_env(home, home, &[], &direct_args);
     assert_eq!(indexed.code, direct.code, "{args:?}: {}", indexed.render());
+    // `show` of a session rewritten shorter lists the earlier revisions the index keeps
+    // (issue 20), which a direct parse cannot see: the rest must be the same.
+    if let Ok(mut v) = serde_json::from_str::<serde_json::Value>(&indexed.stdout) {
+        if let Some(m) = v.as_object_mut().filter(|m| m.contains_key("revisions")) {
+            m.remove("revisions");
+            let d: serde_json::Value = serde_json::from_str(&direct.stdout).expect("json");
+            assert_eq!(v, d, "{args:?} differs from a direct parse");
+            return;
+        }
+    }
     assert_eq!(
         indexed.stdout, direct.stdout,
         "{args:?} differs from a direct parse"

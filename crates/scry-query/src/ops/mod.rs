@@ -154,6 +154,11 @@ pub fn read_file(catalog: &Catalog, file: &SourceFile) -> QueryResult<Session> {
 /// its L3 reference candidates; `None` (facts as computed from the read) otherwise. Either way
 /// the answer is the same as with `--no-index`.
 pub fn use_index(ctx: &Context, l: &mut Loaded) -> Option<Vec<ReferenceCandidate>> {
+    if ctx.revision > 0 {
+        // An earlier revision: its facts come from the read (the stored ones by uri are the
+        // current session's).
+        return None;
+    }
     let path = crate::indexed::db_path(ctx)?;
     if !path.exists() {
         return None;

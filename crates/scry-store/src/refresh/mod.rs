@@ -491,18 +491,20 @@ impl Store {
         poll_when_busy(&self.conn, self.busy_wait.get())?;
         let guard = TxGuard::begin(&self.conn)?;
         let tx = &self.conn;
-        let fids: Vec<(i64, Option<i64>)> = {
+        type Vanished = (i64, Option<i64>, String, String);
+        let fids: Vec<Vanished> = {
             let mut st = tx
-                .prepare("SELECT fid, sid FROM files WHERE live = 0")
+                .prepare("SELECT fid, sid, path, key FROM files WHERE live = 0")
                 .map_err(StoreError::db("list vanished"))?;
             let rows = st
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
                 .map_err(StoreError::db("list vanished"))?;
             rows.collect::<rusqlite::Result<_>>()
                 .map_err(StoreError::db("list vanished"))?
         };
         let mut removed = 0;
-        for (fid, sid) in fids {
+        for (fid, sid, path, key) in fids {
+            crate::revision::drop_all(tx, &path, &key)?;
             if let Some(sid) = sid {
                 let had: i64 = tx
                     .query_row("SELECT count(*) FROM sessions WHERE sid = ?1", [sid], |r| {

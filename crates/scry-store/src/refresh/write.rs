@@ -9,7 +9,7 @@ use scry_source::{Emitter, ResumePoint, Source, SourceFile};
 use super::pipe::{Piece, Pieces};
 use super::{prefix_hash, Batch, FileRow, ParseOutcome, RefreshReport};
 use crate::error::{Result, StoreError};
-use crate::ingest::{delete_tail, new_sid, now_secs, retire, write_header, IndexSink, Stage};
+use crate::ingest::{delete_tail, new_sid, now_secs, write_header, IndexSink, Stage};
 use crate::schema::PARSER_VERSION;
 
 impl Batch<'_> {
@@ -134,7 +134,11 @@ impl Batch<'_> {
             return self.drop_staged(sid, None);
         }
         if let Some(old) = old {
-            retire(self.tx, old)?;
+            // An old session whose events the new parse lost or changed stays readable as an
+            // earlier revision (issue 20); otherwise it is retired.
+            let path = file.path.to_string_lossy();
+            let key = file.key.as_deref().unwrap_or("");
+            crate::revision::replace(self.tx, old, sid, &path, key)?;
         }
         write_header(self.tx, sid, &header, count, true, file)?;
         self.tx

@@ -344,11 +344,13 @@ pub(crate) fn rank(req: &SearchRequest, plan: &Plan, matches: Vec<SessionMatch>)
             .total_cmp(sa)
             .then(recent(a).cmp(&recent(b)))
             .then(a.uri.cmp(&b.uri))
-            .then(a.source.cmp(&b.source)),
+            .then(a.source.cmp(&b.source))
+            .then(b.key.cmp(&a.key)),
         SortOrder::Time => recent(a)
             .cmp(&recent(b))
             .then(a.uri.cmp(&b.uri))
-            .then(a.source.cmp(&b.source)),
+            .then(a.source.cmp(&b.source))
+            .then(b.key.cmp(&a.key)),
     });
     let end = plan.offset.saturating_add(req.limit);
     let next_cursor = (sessions.len() > end).then(|| make_cursor(end, plan.binding));
@@ -446,6 +448,8 @@ pub(crate) fn show(
         score: raw.score,
         command,
         self_echo: raw.self_echo,
+        superseded: false,
+        revision: None,
     }
 }
 

@@ -13,6 +13,7 @@ use crate::codec::{event_from, event_id_range, kind_from_i, kind_to_i, split_aux
 use crate::error::{Result, StoreError};
 use crate::filter::SessionFilter;
 use crate::read::SessionRef;
+use crate::revision::RevScope;
 use crate::Store;
 
 /// Scanning per session range instead of the whole table below this many sessions in scope.
@@ -111,10 +112,54 @@ impl Store {
         req: &SearchRequest,
         within: Option<HashSet<i64>>,
     ) -> Result<SearchResponse> {
+        // Earlier revisions of the sessions in scope (issue 20), unless the search is of live
+        // sessions only or of named sessions (`--session`).
+        let revs = if req.filter.live != Some(true) && req.filter.uris.is_empty() {
+            crate::revision::scope_of(&self.conn, within.as_ref())?
+        } else {
+            RevScope::new()
+        };
+        self.search_in(req, within, &revs, true)
+    }
+
+    /// A search of one earlier revision (`search --session <id> --revision N`): every hit of
+    /// it, marked superseded, paged as a search across sessions.
+    pub fn search_revision(
+        &self,
+        at: SessionRef<'_>,
+        req: &SearchRequest,
+    ) -> Result<SearchResponse> {
+        self.snapshot(|| {
+            let (sid, _, _) = self.sid_of(at)?;
+            let n = match at {
+                SessionRef::Revision { n, .. } => n,
+                _ => return self.search_unlocked(req, Some([sid].into_iter().collect())),
+            };
+            let revs: RevScope = [(sid, (sid, n, 0))].into_iter().collect();
+            self.search_in(req, Some([sid].into_iter().collect()), &revs, false)
+        })
+    }
+
+    fn search_in(
+        &self,
+        req: &SearchRequest,
+        within: Option<HashSet<i64>>,
+        revs: &RevScope,
+        use_filter: bool,
+    ) -> Result<SearchResponse> {
         let plan = Plan::new(req, false)?;
-        let filter = (!req.filter.is_empty()).then_some(&req.filter);
-        let (by_sid, used) = self.collect(&plan, within.as_ref(), filter)?;
-        let meta = self.session_meta(by_sid.keys().copied())?;
+        let filter = (use_filter && !req.filter.is_empty()).then_some(&req.filter);
+        let (mut by_sid, used) = self.collect(&plan, within.as_ref(), filter, revs)?;
+        // A revision's hits on the events it shares with its successor are the successor's.
+        by_sid.retain(|sid, hits| {
+            if let Some((_, _, common)) = revs.get(sid) {
+                hits.retain(|h| h.seq.is_some_and(|q| q >= *common));
+            }
+            !hits.is_empty()
+        });
+        let mut meta =
+            self.session_meta(by_sid.keys().copied().filter(|s| !revs.contains_key(s)))?;
+        meta.extend(self.revision_meta(by_sid.keys().copied().filter(|s| revs.contains_key(s)))?);
         let mut matches = Vec::new();
         for (sid, hits) in by_sid {
             let Some((uri, updated, source)) = meta.get(&sid).cloned() else {
@@ -133,11 +178,16 @@ impl Store {
         let mut sessions = Vec::new();
         for (m, best, n, more) in ranked.sessions {
             let (header, _) = self.row_of(m.key)?;
-            let hits = m
+            let mut hits = m
                 .hits
                 .iter()
                 .map(|h| self.show_hit(req, m.key, &header, h))
                 .collect::<Result<Vec<_>>>()?;
+            if let Some((_, n, _)) = revs.get(&m.key) {
+                for h in &mut hits {
+                    superseded(h, *n);
+                }
+            }
             sessions.push(SessionHits {
                 header,
                 score: best,
@@ -176,7 +226,7 @@ impl Store {
         let (sid, header, _) = self.sid_of(at)?;
         let uri = header.uri.as_str();
         let scope: HashSet<i64> = [sid].into_iter().collect();
-        let (mut by_sid, _) = self.collect(&plan, Some(&scope), None)?;
+        let (mut by_sid, _) = self.collect(&plan, Some(&scope), None, &RevScope::new())?;
         let hits = by_sid.remove(&sid).unwrap_or_default();
         let mut matches = vec![SessionMatch {
             key: sid,
@@ -253,6 +303,29 @@ impl Store {
                 {
                     out.insert(sid, (uri, updated, path));
                 }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `(uri, updated, primary source path)` of the given earlier revisions.
+    #[allow(clippy::type_complexity)]
+    fn revision_meta(
+        &self,
+        sids: impl Iterator<Item = i64>,
+    ) -> Result<HashMap<i64, (String, Option<i64>, String)>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT uri, updated, path FROM revisions WHERE sid = ?1")
+            .map_err(StoreError::db("read revision"))?;
+        let mut out = HashMap::new();
+        for sid in sids {
+            if let Some(m) = st
+                .query_row([sid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .optional()
+                .map_err(StoreError::db("read revision"))?
+            {
+                out.insert(sid, m);
             }
         }
         Ok(out)
@@ -363,12 +436,16 @@ impl Store {
 
     /// The hits of `plan` in the sessions of `within` (every session when `None`) that
     /// `filter` admits (every one when `None`).
+    /// An earlier revision in `revs` is in scope when its source's current session is (and is
+    /// searched under its own sid).
     fn collect(
         &self,
         plan: &Plan,
         within: Option<&HashSet<i64>>,
         filter: Option<&SessionFilter>,
+        revs: &RevScope,
     ) -> Result<(HashMap<i64, Vec<RawHit>>, SearchPlan)> {
+        let cur = |sid: i64| revs.get(&sid).map_or(sid, |r| r.0);
         let mut by_sid: HashMap<i64, Vec<RawHit>> = HashMap::new();
         let mask = plan.kinds.iter().fold(0i64, |m, k| m | kind_bit(*k));
         let mut raw = Decoded::default();
@@ -387,12 +464,12 @@ impl Store {
             let candidates = ids.len() as u64;
             let admitted = match filter {
                 Some(f) => {
-                    Some(self.filter_candidates(f, within, ids.iter().map(|id| id >> 32))?)
+                    Some(self.filter_candidates(f, within, ids.iter().map(|id| cur(id >> 32)))?)
                 }
                 None => None,
             };
             let scope = admitted.as_ref().or(within);
-            let in_scope = |sid: i64| scope.is_none_or(|s| s.contains(&sid));
+            let in_scope = |sid: i64| scope.is_none_or(|s| s.contains(&cur(sid)));
             // Session documents (titles, artifacts) first, then the candidate blocks in order.
             let mut blocks: Vec<i64> = Vec::with_capacity(ids.len());
             for id in ids {
@@ -445,7 +522,7 @@ impl Store {
             None => None,
         };
         let scope = admitted.as_ref().or(within);
-        let in_scope = |sid: i64| scope.is_none_or(|s| s.contains(&sid));
+        let in_scope = |sid: i64| scope.is_none_or(|s| s.contains(&cur(sid)));
         if !plan.session_fields.is_empty() {
             let mut st = self
                 .conn
@@ -471,6 +548,11 @@ impl Store {
         let ranges: Vec<(i64, i64)> = match scope {
             Some(s) if s.len() <= RANGE_SCAN_MAX => {
                 let mut v: Vec<i64> = s.iter().copied().collect();
+                v.extend(
+                    revs.iter()
+                        .filter(|(_, r)| s.contains(&r.0))
+                        .map(|(sid, _)| *sid),
+                );
                 v.sort_unstable();
                 v.into_iter().map(event_id_range).collect()
             }
@@ -510,11 +592,18 @@ impl Store {
     }
 
     fn session_level(&self, plan: &Plan, sid: i64) -> Result<Vec<RawHit>> {
-        let (title, artifacts): (Option<String>, Option<String>) = self
+        let row: Option<(Option<String>, Option<String>)> = self
             .conn
             .prepare_cached("SELECT title, artifacts FROM sessions WHERE sid = ?1")
-            .and_then(|mut st| st.query_row([sid], |r| Ok((r.get(0)?, r.get(1)?))))
+            .and_then(|mut st| {
+                st.query_row([sid], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+            })
             .map_err(StoreError::db("read title"))?;
+        // An earlier revision has no session-level document (its title is its successor's).
+        let Some((title, artifacts)) = row else {
+            return Ok(Vec::new());
+        };
         Ok(plan.session_hits(title.as_deref(), artifacts.as_deref()))
     }
 
@@ -596,6 +685,13 @@ impl Store {
             event.time,
         ))
     }
+}
+
+/// Marks `h` as a hit in earlier revision `n` (its command reads that revision).
+fn superseded(h: &mut Hit, n: u32) {
+    h.superseded = true;
+    h.revision = Some(n);
+    h.command.push_str(&format!(" --revision {n}"));
 }
 
 /// Hits of the events of one stored block (`id` = its first event's id) into `by_sid`. A

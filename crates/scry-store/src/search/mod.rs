@@ -247,6 +247,13 @@ pub struct Hit {
     pub command: String,
     /// The hit is scry's own echo in the caller's session (shown with `include_self`).
     pub self_echo: bool,
+    /// The hit is in an earlier revision of its session (issue 20): text the source no longer
+    /// has. Left out of the JSON when `false`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub superseded: bool,
+    /// Which earlier revision (`--revision N`) holds a superseded hit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<u32>,
 }
 
 /// The hits of one session.

@@ -15,6 +15,7 @@ mod list_cache;
 mod list_columns;
 mod list_page;
 mod ownership;
+mod revisions;
 mod search;
 mod staged;
 mod vanish_bulk;

@@ -68,11 +68,13 @@ fn a_session_written_in_many_transactions_is_never_seen_half() {
         let stop = stop.clone();
         std::thread::spawn(move || {
             let store = Store::open(&db).unwrap();
-            // Events only (a title is a hit of its own).
-            let new_events = SearchRequest {
+            // Events only (a title is a hit of its own), of the current session only (every
+            // rewrite keeps the version it replaced as an earlier revision, issue 20).
+            let mut new_events = SearchRequest {
                 kinds: vec![EventKind::User, EventKind::Assistant],
                 ..SearchRequest::literal("new ")
             };
+            new_events.filter.live = Some(true);
             let mut seen = std::collections::BTreeSet::new();
             let mut reads = 0;
             while !stop.load(Ordering::SeqCst) || reads < 10 {
@@ -115,7 +117,10 @@ fn a_session_written_in_many_transactions_is_never_seen_half() {
     eprintln!("reader: {reads} reads, versions seen {seen:?}; staged commits {commits:?}");
     assert!(commits.iter().all(|c| *c > 10), "{commits:?}");
 
-    // Nothing of the replaced versions is left: the blocks are those of a fresh index.
+    // Every rewrite changed every event: each replaced version is an earlier revision, until
+    // pruned. Then nothing of them is left: the blocks are those of a fresh index.
+    let revisions = writer.prune_revisions(None, false).unwrap();
+    assert_eq!(revisions.len(), 6, "{revisions:?}");
     assert_eq!(count(&writer, "SELECT count(*) FROM pending"), 0);
     let blocks = count(&writer, "SELECT count(*) FROM blocks");
     let fresh = Store::open(&tmp.path().join("fresh.db")).unwrap();

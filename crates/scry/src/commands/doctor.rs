@@ -44,6 +44,10 @@ fn text(report: &DoctorReport) -> String {
         Some(a) => format!("{line}\n{}", archive_line(a)),
         None => line,
     };
+    let line = match &report.revisions {
+        Some(r) if r.revisions > 0 => format!("{line}\n{}", revisions_line(r)),
+        _ => line,
+    };
     // After the summary block (totals, config), before the first provider.
     let at = text.find("\n\n").map_or(text.len(), |i| i + 1);
     text.insert_str(at, &format!("{line}\n"));
@@ -99,6 +103,16 @@ fn archive_line(a: &scry_store::ArchiveStats) -> String {
         a.events,
         human(a.bytes),
         human(a.source_bytes)
+    )
+}
+
+/// The earlier revisions of rewritten sources the index keeps (issue 20).
+fn revisions_line(r: &scry_store::RevisionStats) -> String {
+    format!(
+        "revisions: {} of rewritten sources ({} events, {} in the index); `scry index --prune` removes them",
+        scry_query::render::count(r.revisions, "earlier revision"),
+        r.events,
+        human(r.bytes)
     )
 }
 

@@ -134,18 +134,21 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
     bar.finish();
     let (mut store, report) = outcome.map_err(|e| CliError::new(e.code(), e.to_string()))?;
     let pruned = if args.prune {
-        Some(
-            store
-                .prune_archived(older_than, args.dry_run)
-                .map_err(|e| CliError::new(e.code(), e.to_string()))?,
-        )
+        // Revisions first: pruning an archived session removes its source's revisions too.
+        let revisions = store
+            .prune_revisions(older_than, args.dry_run)
+            .map_err(|e| CliError::new(e.code(), e.to_string()))?;
+        let rows = store
+            .prune_archived(older_than, args.dry_run)
+            .map_err(|e| CliError::new(e.code(), e.to_string()))?;
+        Some(super::prune::Pruned {
+            rows,
+            revisions,
+            dry_run: args.dry_run,
+        })
     } else {
         None
     };
-    let pruned = pruned.map(|rows| super::prune::Pruned {
-        rows,
-        dry_run: args.dry_run,
-    });
     let rebuilt = job.rebuilt.get();
     if ctx.json {
         let mut v = to_json(&report, pruned, &store);
@@ -281,6 +284,7 @@ fn to_json(
         "events_written": r.events_written,
         "failed": failed,
         "pruned": pruned.as_ref().map(|p| p.rows.len()),
+        "pruned_revisions": pruned.as_ref().map(|p| p.revisions.len()),
         "prune": pruned.as_ref().map(super::prune::Pruned::to_json),
     })
 }

@@ -19,6 +19,9 @@ pub struct CommandsArgs {
     /// The request.
     #[command(flatten)]
     pub request: CommandsRequest,
+    /// Which revision of the session (issue 20).
+    #[command(flatten)]
+    pub rev: super::RevisionArg,
 }
 
 /// Runs `scry commands`.

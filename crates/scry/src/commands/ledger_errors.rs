@@ -19,6 +19,9 @@ pub struct ErrorsArgs {
     /// The request.
     #[command(flatten)]
     pub request: ErrorsRequest,
+    /// Which revision of the session (issue 20).
+    #[command(flatten)]
+    pub rev: super::RevisionArg,
 }
 
 /// Runs `scry errors`.

@@ -19,6 +19,9 @@ pub struct FilesArgs {
     /// The request.
     #[command(flatten)]
     pub request: FilesRequest,
+    /// Which revision of the session (issue 20).
+    #[command(flatten)]
+    pub rev: super::RevisionArg,
 }
 
 /// Runs `scry files`.

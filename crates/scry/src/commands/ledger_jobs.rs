@@ -18,6 +18,9 @@ pub struct JobsArgs {
     /// The request.
     #[command(flatten)]
     pub request: JobsRequest,
+    /// Which revision of the session (issue 20).
+    #[command(flatten)]
+    pub rev: super::RevisionArg,
 }
 
 /// Runs `scry jobs`.

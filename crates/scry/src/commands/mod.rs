@@ -41,6 +41,33 @@ use crate::ctx::Ctx;
 use crate::error::CliResult;
 use crate::output::Output;
 
+/// `--revision N` of the per-session reads (issue 20).
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct RevisionArg {
+    /// Read earlier revision N of the session, kept by the index when its source was rewritten
+    /// shorter or changed (1 = the most recent; 0 = the current session)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub revision: u32,
+}
+
+/// The `--revision` a command was given (0 when it takes none).
+pub fn revision_of(command: &Command) -> u32 {
+    let rev = match command {
+        Command::Show(a) => a.rev,
+        Command::Turns(a) => a.rev,
+        Command::Turn(a) => a.rev,
+        Command::Events(a) => a.rev,
+        Command::Commands(a) => a.rev,
+        Command::Files(a) => a.rev,
+        Command::Errors(a) => a.rev,
+        Command::Jobs(a) => a.rev,
+        Command::Export(a) => a.rev,
+        Command::Search(a) => a.rev,
+        _ => RevisionArg::default(),
+    };
+    rev.revision
+}
+
 /// Every command.
 #[derive(Debug, Subcommand)]
 pub enum Command {

@@ -27,6 +27,9 @@ pub struct SearchArgs {
     /// With --store: only this machine's sessions
     #[arg(long, value_name = "NAME")]
     pub machine: Option<String>,
+    /// Which revision of the session (issue 20).
+    #[command(flatten)]
+    pub rev: super::RevisionArg,
 }
 
 impl SearchArgs {
@@ -58,7 +61,18 @@ pub(super) fn text(result: &scry_query::SearchResult, s: Style, color: bool) -> 
             h.uri,
             render::clip(h.title.as_deref().unwrap_or("(untitled)"), 60)
         )));
-        if !h.live {
+        let superseded = sh
+            .hits
+            .iter()
+            .find(|x| x.superseded)
+            .and_then(|x| x.revision);
+        if let Some(n) = superseded {
+            // An earlier revision (issue 20): text the source no longer has.
+            out.push_str(&format!(
+                "  {}",
+                s.dim(&format!("[superseded: revision {n}]"))
+            ));
+        } else if !h.live {
             let mark = scry_query::archive::Mark {
                 last_seen: None,
                 deleted: result.deleted.get(i).copied().flatten(),
@@ -117,6 +131,11 @@ fn hit_line(hit: &Hit, s: Style, color: bool) -> String {
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default();
     let excerpt = highlight(hit, color);
+    let field = if hit.superseded {
+        format!("{field} (superseded)")
+    } else {
+        field
+    };
     format!(
         "  {}  {} {}  {}\n    {}\n",
         s.cyan(&place),

@@ -21,6 +21,9 @@ pub struct ShowArgs {
     /// The session (the query's request type, `scry_query::ShowRequest`).
     #[command(flatten)]
     pub request: scry_query::ShowRequest,
+    /// Which revision of the session (issue 20).
+    #[command(flatten)]
+    pub rev: super::RevisionArg,
 }
 
 /// Runs `scry show`.
@@ -48,6 +51,31 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
                 "{:<10}{} (read from the index; `scry index --prune` removes it)\n",
                 "source",
                 m.text()
+            ),
+        );
+    }
+    // Issue 20: which revision this is, and the earlier ones the index keeps.
+    let at = out.find('\n').map_or(out.len(), |i| i + 1);
+    if let Some(n) = ov.availability.revision {
+        out.insert_str(
+            at,
+            &format!(
+                "{:<10}earlier revision {n}, superseded by a rewrite of the source (read from the index)\n",
+                "revision"
+            ),
+        );
+    } else if !ov.revisions.is_empty() {
+        let newest = &ov.revisions[0];
+        let when = newest.replaced_at.map_or_else(String::new, |t| {
+            format!(", the last replaced {}", t.strftime("%Y-%m-%d %H:%M"))
+        });
+        out.insert_str(
+            at,
+            &format!(
+                "{:<10}{} kept by the index{when} (--revision 1 to {})\n",
+                "revisions",
+                render::count(ov.revisions.len() as u64, "earlier revision"),
+                ov.revisions.len()
             ),
         );
     }

@@ -46,31 +46,56 @@ impl Route {
 
     /// Every query parameter the route accepts.
     pub fn query_params(&self) -> Vec<door::Param> {
-        if let Some(typed) = self.request {
-            let in_path = |name: &str| self.path.contains(&format!("{{{name}}}"));
-            return typed()
-                .into_iter()
-                .filter(|p| !in_path(&p.name))
-                .map(|mut p| {
-                    if let Some((http, _)) = self.aliases.iter().find(|(_, f)| *f == p.name) {
-                        p.name = (*http).to_string();
-                    }
-                    p
-                })
-                .collect();
+        let as_door = |p: &Param| door::Param {
+            name: p.name.to_string(),
+            kind: p.kind,
+            doc: p.doc.to_string(),
+            values: Vec::new(),
+            required: false,
+        };
+        let mut out: Vec<door::Param> = match self.request {
+            Some(typed) => {
+                let in_path = |name: &str| self.path.contains(&format!("{{{name}}}"));
+                typed()
+                    .into_iter()
+                    .filter(|p| !in_path(&p.name))
+                    .map(|mut p| {
+                        if let Some((http, _)) = self.aliases.iter().find(|(_, f)| *f == p.name) {
+                            p.name = (*http).to_string();
+                        }
+                        p
+                    })
+                    .collect()
+            }
+            None => self.params.iter().map(as_door).collect(),
+        };
+        if REVISIONED.contains(&self.path) {
+            out.push(as_door(&REVISION));
         }
-        self.params
-            .iter()
-            .map(|p| door::Param {
-                name: p.name.to_string(),
-                kind: p.kind,
-                doc: p.doc.to_string(),
-                values: Vec::new(),
-                required: false,
-            })
-            .collect()
+        out
     }
 }
+
+/// The routes that read one session and take `revision` (issue 20; for `/v1/search`, of the
+/// `session` searched).
+pub const REVISIONED: &[&str] = &[
+    "/v1/sessions/{id}",
+    "/v1/sessions/{id}/turns",
+    "/v1/sessions/{id}/content",
+    "/v1/sessions/{id}/events",
+    "/v1/sessions/{id}/commands",
+    "/v1/sessions/{id}/files",
+    "/v1/sessions/{id}/errors",
+    "/v1/sessions/{id}/jobs",
+    "/v1/search",
+];
+
+/// `revision`: the earlier revision of a rewritten session to read.
+const REVISION: Param = p(
+    "revision",
+    "integer",
+    "Read earlier revision N of the session, kept by the index when its source was rewritten shorter or changed (1 = the most recent; 0 = current)",
+);
 
 const fn p(name: &'static str, kind: &'static str, doc: &'static str) -> Param {
     Param { name, kind, doc }

@@ -75,6 +75,7 @@ impl Params {
         let given = self
             .0
             .iter()
+            .filter(|(k, _)| k != "revision")
             .map(|(k, v)| (self.1.field(k).to_string(), Value::String(v.clone())))
             .chain(id.map(|id| ("id".to_string(), Value::String(id))));
         crate::door::request(given, crate::door::Given::Text).map_err(|e| {
@@ -86,6 +87,23 @@ impl Params {
                 _ => ErrorCode::InvalidQuery,
             };
             QueryError::usage(code, e.message(|k| format!("unknown parameter '{k}'")))
+        })
+    }
+
+    /// `base` reading the `revision` this request names (issue 20; 0 when absent).
+    fn ctx(&self, base: &scry_query::Context) -> QueryResult<scry_query::Context> {
+        let revision = match self.get("revision") {
+            None => 0,
+            Some(v) => v.parse().map_err(|_| {
+                QueryError::usage(
+                    ErrorCode::InvalidQuery,
+                    format!("parameter 'revision' must be a number, not '{v}'"),
+                )
+            })?,
+        };
+        Ok(scry_query::Context {
+            revision,
+            ..base.clone()
         })
     }
 
@@ -280,7 +298,7 @@ async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
             let mut store = scry_team::read::Store::open(url)?;
             return Ok(scry_team::read::overview(&api.ctx, &mut store, &req.id)?.to_json());
         }
-        Ok(scry_query::overview(&api.ctx, &req.id)?.to_json())
+        Ok(scry_query::overview(&p.ctx(&api.ctx)?, &req.id)?.to_json())
     })
     .await
 }
@@ -292,7 +310,7 @@ async fn turns(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
             let mut store = scry_team::read::Store::open(url)?;
             return Ok(scry_team::read::turns(&mut store, &req.id, KEEP_JSON)?.to_json());
         }
-        Ok(scry_query::turns(&api.ctx, &req.id, KEEP_JSON)?.to_json())
+        Ok(scry_query::turns(&p.ctx(&api.ctx)?, &req.id, KEEP_JSON)?.to_json())
     })
     .await
 }
@@ -303,13 +321,13 @@ async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
         if let Some(event) = req.around {
             let radius = req.radius.unwrap_or(5);
             return Ok(
-                scry_query::event_window(&api.ctx, &req.id, event, radius, req.max_chars)?
+                scry_query::event_window(&p.ctx(&api.ctx)?, &req.id, event, radius, req.max_chars)?
                     .to_json(),
             );
         }
         let read =
             req.read("give exactly one of turns, event, locator, call, artifact (or around)")?;
-        Ok(scry_query::read(&api.ctx, &read)?.to_json())
+        Ok(scry_query::read(&p.ctx(&api.ctx)?, &read)?.to_json())
     })
     .await
 }
@@ -327,9 +345,9 @@ async fn events(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
                 ));
             }
             let seq = scry_query::events::relations::parse_target(target)?;
-            return Ok(scry_query::relations(&api.ctx, &req.id, seq)?.to_json());
+            return Ok(scry_query::relations(&p.ctx(&api.ctx)?, &req.id, seq)?.to_json());
         }
-        Ok(scry_query::events(&api.ctx, &req.id, &req.filter, &req.page())?.to_json())
+        Ok(scry_query::events(&p.ctx(&api.ctx)?, &req.id, &req.filter, &req.page())?.to_json())
     })
     .await
 }
@@ -348,7 +366,7 @@ async fn search(State(api): State<Arc<Api>>, raw: Raw) -> Response {
             let mut store = scry_team::read::Store::open(url)?;
             return Ok(scry_team::read::search(&api.ctx, &mut store, &q, None)?.to_json());
         }
-        Ok(scry_query::search(&api.ctx, &q)?.to_json())
+        Ok(scry_query::search(&p.ctx(&api.ctx)?, &q)?.to_json())
     })
     .await
 }
@@ -385,7 +403,7 @@ fn report<T: serde::Serialize>(r: QueryResult<T>) -> QueryResult<Value> {
 async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/commands", raw, move |api, p| {
         let req: scry_query::CommandsRequest = p.request(id)?;
-        report(scry_query::commands(&by_id(api), &req))
+        report(scry_query::commands(&p.ctx(&by_id(api))?, &req))
     })
     .await
 }
@@ -393,7 +411,7 @@ async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn files(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/files", raw, move |api, p| {
         let req: scry_query::FilesRequest = p.request(id)?;
-        report(scry_query::files(&by_id(api), &req))
+        report(scry_query::files(&p.ctx(&by_id(api))?, &req))
     })
     .await
 }
@@ -401,7 +419,7 @@ async fn files(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn errors(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/errors", raw, move |api, p| {
         let req: scry_query::ErrorsRequest = p.request(id)?;
-        report(scry_query::errors(&by_id(api), &req))
+        report(scry_query::errors(&p.ctx(&by_id(api))?, &req))
     })
     .await
 }
@@ -409,7 +427,7 @@ async fn errors(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn jobs(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/jobs", raw, move |api, p| {
         let req: scry_query::JobsRequest = p.request(id)?;
-        report(scry_query::jobs(&by_id(api), &req))
+        report(scry_query::jobs(&p.ctx(&by_id(api))?, &req))
     })
     .await
 }

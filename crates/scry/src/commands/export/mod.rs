@@ -49,6 +49,9 @@ pub struct ExportArgs {
     /// Write the document to this file instead of stdout
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
+    /// Which revision of the session (issue 20).
+    #[command(flatten)]
+    pub rev: crate::commands::RevisionArg,
 }
 
 /// Replaces secrets in the strings that reach the document (a no-op when off); counts them.

@@ -54,7 +54,7 @@ fn request<T: schemars::JsonSchema + serde::de::DeserializeOwned>(
 ) -> Result<T, ArgError> {
     let given = args
         .iter()
-        .filter(|(k, _)| *k != "max_chars" && *k != "cursor")
+        .filter(|(k, _)| *k != "max_chars" && *k != "cursor" && *k != "revision")
         .map(|(k, v)| (k.clone(), v.clone()));
     crate::door::request(given, crate::door::Given::Json)
         .map_err(|e| e.message(|k| format!("unknown argument {k:?}")))
@@ -162,10 +162,29 @@ pub fn all() -> Vec<ToolSpec> {
     ]
 }
 
-/// The input schema of `spec`: its properties plus `max_chars` and `cursor`.
+/// The tools that read one session and take `revision` (issue 20; `search` with `session`).
+pub const REVISIONED: &[&str] = &[
+    "show_session",
+    "turns",
+    "read",
+    "search",
+    "commands",
+    "files",
+    "errors",
+];
+
+/// The input schema of `spec`: its properties plus `max_chars` and `cursor` (and `revision`
+/// for the tools of [`REVISIONED`]).
 pub fn schema(spec: &ToolSpec, default_budget: usize) -> Map<String, Value> {
     let mut props = (spec.properties)();
     if let Some(m) = props.as_object_mut() {
+        if REVISIONED.contains(&spec.name) {
+            m.insert(
+                "revision".into(),
+                json!({"type": "integer", "minimum": 0,
+                       "description": "Read earlier revision N of the session, kept by the index when its source was rewritten shorter or changed (1 = the most recent; 0 = current)"}),
+            );
+        }
         m.insert(
             "max_chars".into(),
             json!({"type": "integer", "minimum": super::paging::MIN_BUDGET, "maximum": super::paging::MAX_BUDGET,
@@ -209,7 +228,9 @@ pub fn call(
     let bad = |m: ArgError| QueryError::usage(ErrorCode::InvalidQuery, m);
     let known = (spec.properties)();
     for k in args.keys() {
-        let common = k == "max_chars" || k == "cursor";
+        let common = k == "max_chars"
+            || k == "cursor"
+            || (k == "revision" && REVISIONED.contains(&spec.name));
         if !common && known.get(k).is_none() {
             return Err(bad(format!("{}: unknown argument {k:?}", spec.name)));
         }
@@ -219,6 +240,18 @@ pub fn call(
             return Err(bad(format!("{}: {r} is required", spec.name)));
         }
     }
+    let with_revision;
+    let ctx = match count(args, "revision").map_err(bad)? {
+        Some(n) if n > 0 => {
+            with_revision = Context {
+                revision: u32::try_from(n)
+                    .map_err(|_| bad(format!("revision {n} is too large")))?,
+                ..ctx.clone()
+            };
+            &with_revision
+        }
+        _ => ctx,
+    };
     match spec.name {
         "list_sessions" => {
             let req: scry_query::ListRequest = request(args).map_err(bad)?;
