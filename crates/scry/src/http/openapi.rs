@@ -123,6 +123,11 @@ const LIST: &[Param] = &[
         "boolean",
         "Include sessions whose source is gone, kept by the index (live: false)",
     ),
+    p(
+        "machine",
+        "string",
+        "Only this machine's sessions (a server reading a team store: serve --store)",
+    ),
 ];
 
 const EVENTS: &[Param] = &[
@@ -310,6 +315,11 @@ const SEARCH: &[Param] = &[
         "live_only",
         "boolean",
         "Leave out sessions whose source is gone (searched by default, live: false)",
+    ),
+    p(
+        "machine",
+        "string",
+        "Only this machine's sessions (a server reading a team store: serve --store)",
     ),
 ];
 

@@ -21,7 +21,7 @@ use scry_store::{Area, SortOrder, TermsOperator};
 use serde_json::{json, Value};
 
 use super::openapi::{self, Route};
-use super::{error_response, json_response, Api};
+use super::{error_response, json_response, team, Api};
 
 /// The query parameters of one request, checked against the route's list.
 pub(super) struct Params(Vec<(String, String)>);
@@ -297,9 +297,10 @@ async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
             cursor: p.get("cursor"),
             archived: p.flag("archived")?,
         };
-        if let Some(url) = &api.opts.store {
-            let mut store = scry_team::read::Store::open(url)?;
-            return Ok(scry_team::read::list(&api.ctx, &mut store, &q, None)?.to_json());
+        let machine = team::machine(api, p.get("machine"))?;
+        if let Some(mut store) = team::store(api)? {
+            let m = machine.as_deref();
+            return team::json(scry_team::read::list(&api.ctx, &mut store, &q, m));
         }
         Ok(scry_query::list(&api.ctx, &q)?.to_json())
     })
@@ -308,9 +309,8 @@ async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
 
 async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}", raw, move |api, _| {
-        if let Some(url) = &api.opts.store {
-            let mut store = scry_team::read::Store::open(url)?;
-            return Ok(scry_team::read::overview(&api.ctx, &mut store, &id_of(id)?)?.to_json());
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::read::overview(&api.ctx, &mut store, &id_of(id)?));
         }
         Ok(scry_query::overview(&api.ctx, &id_of(id)?)?.to_json())
     })
@@ -319,9 +319,8 @@ async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 
 async fn turns(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/turns", raw, move |api, _| {
-        if let Some(url) = &api.opts.store {
-            let mut store = scry_team::read::Store::open(url)?;
-            return Ok(scry_team::read::turns(&mut store, &id_of(id)?, KEEP_JSON)?.to_json());
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::read::turns(&mut store, &id_of(id)?, KEEP_JSON));
         }
         Ok(scry_query::turns(&api.ctx, &id_of(id)?, KEEP_JSON)?.to_json())
     })
@@ -340,6 +339,10 @@ async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
                 )
             })?;
             let radius = u32::try_from(p.num("radius", 5)?).unwrap_or(u32::MAX);
+            if let Some(mut store) = team::store(api)? {
+                let req = scry_query::read::window(&id, event, radius, max_chars)?;
+                return team::json(scry_team::inside::read(&mut store, &req));
+            }
             return Ok(
                 scry_query::event_window(&api.ctx, &id, event, radius, max_chars)?.to_json(),
             );
@@ -374,6 +377,9 @@ async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
             max_chars,
             cursor: p.get("cursor"),
         };
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::inside::read(&mut store, &req));
+        }
         Ok(scry_query::read(&api.ctx, &req)?.to_json())
     })
     .await
@@ -400,12 +406,18 @@ async fn events(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
                 ));
             }
             let seq = scry_query::events::relations::parse_target(&target)?;
+            if let Some(mut store) = team::store(api)? {
+                return team::json(scry_team::inside::relations(&mut store, &id, seq));
+            }
             return Ok(scry_query::relations(&api.ctx, &id, seq)?.to_json());
         }
         let page = scry_query::PageRequest {
             limit: p.num("limit", scry_query::events::DEFAULT_LIMIT)?,
             cursor: p.get("cursor"),
         };
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::inside::events(&mut store, &id, &q, &page));
+        }
         Ok(scry_query::events(&api.ctx, &id, &q, &page)?.to_json())
     })
     .await
@@ -413,6 +425,7 @@ async fn events(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 
 async fn lineage(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/lineage", raw, move |api, _| {
+        team::not_served(api, "/v1/sessions/{id}/lineage")?;
         Ok(scry_query::lineage(&api.ctx, &id_of(id)?)?.to_json())
     })
     .await
@@ -459,9 +472,10 @@ async fn search(State(api): State<Arc<Api>>, raw: Raw) -> Response {
             cursor: p.get("cursor"),
             live_only: p.flag("live_only")?,
         };
-        if let Some(url) = &api.opts.store {
-            let mut store = scry_team::read::Store::open(url)?;
-            return Ok(scry_team::read::search(&api.ctx, &mut store, &q, None)?.to_json());
+        let machine = team::machine(api, p.get("machine"))?;
+        if let Some(mut store) = team::store(api)? {
+            let m = machine.as_deref();
+            return team::json(scry_team::read::search(&api.ctx, &mut store, &q, m));
         }
         Ok(scry_query::search(&api.ctx, &q)?.to_json())
     })
@@ -477,6 +491,7 @@ fn bad_value(name: &str, value: &str, accepted: &str) -> QueryError {
 
 async fn headers(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     answer(api, "/v1/headers", raw, |api, p| {
+        team::not_served(api, "/v1/headers")?;
         let ids: Vec<String> = p
             .get("ids")
             .unwrap_or_default()
@@ -507,6 +522,9 @@ fn report<T: serde::Serialize>(r: QueryResult<T>) -> QueryResult<Value> {
 async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/commands", raw, move |api, p| {
         let req: scry_query::CommandsRequest = p.request(id)?;
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::inside::commands(&mut store, &req));
+        }
         report(scry_query::commands(&by_id(api), &req))
     })
     .await
@@ -515,6 +533,9 @@ async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn files(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/files", raw, move |api, p| {
         let req: scry_query::FilesRequest = p.request(id)?;
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::inside::files(&mut store, &req));
+        }
         report(scry_query::files(&by_id(api), &req))
     })
     .await
@@ -523,6 +544,9 @@ async fn files(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn errors(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/errors", raw, move |api, p| {
         let req: scry_query::ErrorsRequest = p.request(id)?;
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::inside::errors(&mut store, &req));
+        }
         report(scry_query::errors(&by_id(api), &req))
     })
     .await
@@ -531,6 +555,9 @@ async fn errors(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn jobs(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/jobs", raw, move |api, p| {
         let req: scry_query::JobsRequest = p.request(id)?;
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::inside::jobs(&mut store, &req));
+        }
         report(scry_query::jobs(&by_id(api), &req))
     })
     .await
@@ -538,6 +565,7 @@ async fn jobs(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 
 async fn graph(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/graph/{id}", raw, move |api, p| {
+        team::not_served(api, "/v1/graph/{id}")?;
         let req: scry_query::GraphRequest = p.request(id)?;
         report(scry_query::graph(&by_id(api), &req))
     })
@@ -576,7 +604,10 @@ async fn usage(State(api): State<Arc<Api>>, raw: Raw) -> Response {
             },
             now: None,
         };
-        let r = scry_query::usage::usage(&api.ctx, &req)?;
+        let r = match team::store(api)? {
+            Some(mut store) => scry_team::inside::usage(&mut store, &req, None)?,
+            None => scry_query::usage::usage(&api.ctx, &req)?,
+        };
         serde_json::to_value(&r)
             .map_err(|e| QueryError::new(ErrorCode::Aborted, format!("usage report: {e}")))
     })

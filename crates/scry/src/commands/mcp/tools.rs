@@ -11,6 +11,8 @@ use scry_query::{
     Context, KindFilter, ListQuery, QueryError, QueryResult, ReadRequest, SearchQuery, Selector,
 };
 use scry_store::{Area, SortOrder};
+use scry_team::inside;
+use scry_team::read::{self, Sessions, Store, Team};
 use serde_json::{json, Map, Value};
 
 /// One tool.
@@ -265,9 +267,12 @@ fn integer(args: &Map<String, Value>, key: &str) -> Result<Option<u64>, ArgError
 
 /// The typed request of `spec` with `args`, answered by the query operation behind the CLI
 /// command of the same meaning: its JSON is that command's `--json`. `native_cursor` is the
-/// continuation of a `read` page; `budget` its page size.
+/// continuation of a `read` page; `budget` its page size. With a team `store` (`mcp --store`,
+/// issue 22) the tools that read sessions answer from it ([`either`]); trace, graph and context
+/// are refused.
 pub fn call(
     ctx: &Context,
+    store: Option<&str>,
     spec: &ToolSpec,
     args: &Map<String, Value>,
     native_cursor: Option<&str>,
@@ -308,10 +313,28 @@ pub fn call(
                 cursor: None,
                 archived: boolean(args, "archived").map_err(bad)?,
             };
-            Ok(scry_query::list(ctx, &q)?.to_json())
+            either(
+                store,
+                |s| read::list(ctx, s, &q, None),
+                || Ok(scry_query::list(ctx, &q)?.to_json()),
+            )
         }
-        "show_session" => Ok(scry_query::overview(ctx, &id()?)?.to_json()),
-        "turns" => Ok(scry_query::turns(ctx, &id()?, KEEP_JSON)?.to_json()),
+        "show_session" => {
+            let id = id()?;
+            either(
+                store,
+                |s| read::overview(ctx, s, &id),
+                || Ok(scry_query::overview(ctx, &id)?.to_json()),
+            )
+        }
+        "turns" => {
+            let id = id()?;
+            either(
+                store,
+                |s| read::turns(s, &id, KEEP_JSON),
+                || Ok(scry_query::turns(ctx, &id, KEEP_JSON)?.to_json()),
+            )
+        }
         "read" => {
             let mut chosen: Vec<Selector> = Vec::new();
             if let Some(t) = text("turns")? {
@@ -338,7 +361,11 @@ pub fn call(
                 max_chars: budget,
                 cursor: native_cursor.map(str::to_string),
             };
-            Ok(scry_query::read(ctx, &req)?.to_json())
+            either(
+                store,
+                |s| inside::read(s, &req),
+                || Ok(scry_query::read(ctx, &req)?.to_json()),
+            )
         }
         "search" => {
             let d = SearchQuery::default();
@@ -374,29 +401,48 @@ pub fn call(
                 live_only: boolean(args, "live_only").map_err(bad)?,
                 ..d
             };
-            Ok(scry_query::search(ctx, &q)?.to_json())
+            either(
+                store,
+                |s| read::search(ctx, s, &q, None),
+                || Ok(scry_query::search(ctx, &q)?.to_json()),
+            )
         }
         "commands" => {
             let req: scry_query::CommandsRequest = request(args).map_err(bad)?;
-            Ok(to_json(&scry_query::commands(ctx, &req)?))
+            either(
+                store,
+                |s| inside::commands(s, &req),
+                || Ok(to_json(&scry_query::commands(ctx, &req)?)),
+            )
         }
         "files" => {
             let req: scry_query::FilesRequest = request(args).map_err(bad)?;
-            Ok(to_json(&scry_query::files(ctx, &req)?))
+            either(
+                store,
+                |s| inside::files(s, &req),
+                || Ok(to_json(&scry_query::files(ctx, &req)?)),
+            )
         }
         "errors" => {
             let req: scry_query::ErrorsRequest = request(args).map_err(bad)?;
-            Ok(to_json(&scry_query::errors(ctx, &req)?))
+            either(
+                store,
+                |s| inside::errors(s, &req),
+                || Ok(to_json(&scry_query::errors(ctx, &req)?)),
+            )
         }
         "trace" => {
+            not_from(store, "trace")?;
             let req: scry_query::TraceRequest = request(args).map_err(bad)?;
             Ok(to_json(&scry_query::trace(ctx, &req)?))
         }
         "graph" => {
+            not_from(store, "graph")?;
             let req: scry_query::GraphRequest = request(args).map_err(bad)?;
             Ok(to_json(&scry_query::graph(ctx, &req)?))
         }
         "context" => {
+            not_from(store, "context")?;
             let req: scry_query::ContextRequest = request(args).map_err(bad)?;
             Ok(to_json(&scry_query::context(ctx, &req)?))
         }
@@ -435,9 +481,36 @@ pub fn call(
                 },
                 now: None,
             };
-            Ok(to_json(&scry_query::usage::usage(ctx, &req)?))
+            match store {
+                Some(url) => Ok(to_json(&inside::usage(&mut Store::open(url)?, &req, None)?)),
+                None => Ok(to_json(&scry_query::usage::usage(ctx, &req)?)),
+            }
         }
         other => Err(bad(format!("no tool {other:?}"))),
+    }
+}
+
+/// The answer from the team store at `store` (its JSON: each session with its `machine`),
+/// or, without one, the local answer.
+fn either<T: Sessions>(
+    store: Option<&str>,
+    team: impl FnOnce(&mut Store) -> QueryResult<Team<T>>,
+    local: impl FnOnce() -> QueryResult<Value>,
+) -> QueryResult<Value> {
+    match store {
+        Some(url) => Ok(team(&mut Store::open(url)?)?.to_json()),
+        None => local(),
+    }
+}
+
+/// Refuses tool `name` when answering from a team store (it is not served from one).
+fn not_from(store: Option<&str>, name: &str) -> QueryResult<()> {
+    match store {
+        Some(_) => Err(QueryError::usage(
+            ErrorCode::InvalidQuery,
+            format!("{name} is not served from a team store (mcp --store)"),
+        )),
+        None => Ok(()),
     }
 }
 
