@@ -10,7 +10,9 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use scry_model::{SessionKind, Timestamp};
 use scry_query::usage::{Period, UsageRequest};
-use scry_query::{Context, KindFilter, ListQuery, SessionRow};
+use scry_query::{KindFilter, ListQuery, SessionRow};
+
+use crate::source::Source;
 
 use crate::text::{age, cell, clip, clip_left, width};
 use crate::theme::Theme;
@@ -72,9 +74,12 @@ impl ListState {
 
     /// Loads the list for the current query; keeps the selected session selected when it is
     /// still listed.
-    pub fn load(&mut self, ctx: &Context) -> Result<(), String> {
+    pub fn load(&mut self, ctx: &Source) -> Result<(), String> {
         let keep = self.selected_uri();
-        let list = scry_query::list(ctx, &self.query).map_err(|e| e.to_string())?;
+        let list = ctx
+            .reader
+            .list(&ctx.ctx, &self.query)
+            .map_err(|e| e.to_string())?;
         for r in &list.rows {
             let p = r.header.provider.as_str().to_string();
             if !self.providers.contains(&p) {
@@ -94,7 +99,7 @@ impl ListState {
 
     /// Loads the cost column: the per-session usage report (subagents folded into their
     /// parent, like the list's rows). Best effort: a failure leaves the column as it was.
-    pub fn load_costs(&mut self, ctx: &Context, now: Timestamp) {
+    pub fn load_costs(&mut self, ctx: &Source, now: Timestamp) {
         let req = UsageRequest {
             period: Period::Session,
             provider: self.query.provider.clone(),
@@ -103,7 +108,7 @@ impl ListState {
             ..Default::default()
         };
         // The cost column is best effort: a usage failure leaves it empty.
-        if let Ok(report) = scry_query::usage::usage(ctx, &req) {
+        if let Ok(report) = ctx.reader.usage(&ctx.ctx, &req) {
             self.costs.clear();
             self.tokens.clear();
             for row in report.rows {

@@ -2,8 +2,8 @@
 //! private PostgreSQL cluster: two homes pushed as two machines; `turn` / `events` / the
 //! ledgers / `usage` from the store equal each home's local answers (less `machine`); text
 //! output names the machine; `serve --store` serves those routes and the `machine` filter;
-//! `mcp --store` (here through `SCRY_STORE`) answers from the store; what the store does not
-//! serve is refused with one line and exit 2.
+//! `mcp --store` (here through `SCRY_STORE`) and `tui --store` (in a pty) answer from the
+//! store; what the store does not serve is refused with one line and exit 2.
 //!
 //! Skipped (with a line on stderr) when PostgreSQL is not installed, unless
 //! `SCRY_REQUIRE_POSTGRES=1`.
@@ -233,7 +233,7 @@ fn text_names_the_machine_and_unserved_reads_are_refused() {
         vec!["graph", uri.as_str()],
         vec!["turn", uri.as_str(), "1", "--raw"],
         vec!["events", uri.as_str(), "--follow"],
-        vec!["tui"],
+        vec!["usage", "statusline"],
     ] {
         let out = run(&home, &t.s.db, &[], &[&args[..], &store].concat());
         assert_eq!(out.code, 2, "{args:?}: {}{}", out.stdout, out.stderr);
@@ -438,4 +438,55 @@ fn mcp_store_answers_from_the_team_store() {
         assert_eq!(v["error"]["code"], "INVALID_QUERY", "{v}");
         c.cancel().await.ok();
     });
+}
+
+#[test]
+fn tui_store_lists_searches_and_opens_stored_sessions_in_a_pty() {
+    let Some(s) = setup() else { return };
+    let t = push_beta(s);
+    let home = tempfile::tempdir().expect("tempdir");
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg("stty rows 24 cols 100 && exec \"$0\" tui --global --store \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_scry"))
+        .arg(&t.s.url)
+        .env_clear()
+        .env("HOME", home.path())
+        .env("TZ", "UTC")
+        .env("TERM", "xterm-256color")
+        .env("PATH", "/usr/bin:/bin")
+        .env("SCRY_DB", &t.s.db)
+        .current_dir(home.path());
+    let mut p = rexpect::session::spawn_command(cmd, Some(60_000)).expect("spawn in a pty");
+    // The home here is empty: every session listed, found and opened comes from the store.
+    let (_, top) = p
+        .exp_regex(r"scry \S+ \d+ sessions")
+        .expect("the list is drawn");
+    let listed: usize = top
+        .split_whitespace()
+        .nth(2)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(listed > 10, "{top}");
+    p.exp_string("Enter open").expect("the list's keys");
+    p.send("/").unwrap();
+    p.flush().unwrap();
+    p.exp_string("select").expect("the search screen");
+    p.send("the").unwrap();
+    p.flush().unwrap();
+    p.exp_string("matches").expect("results from the store");
+    p.send("\r").unwrap();
+    p.flush().unwrap();
+    p.exp_regex(r"turn \d+/\d+")
+        .expect("a stored session opens");
+    p.send("\x1b").unwrap();
+    p.flush().unwrap();
+    p.exp_string("quit").expect("back in the list");
+    p.send("q").unwrap();
+    p.flush().unwrap();
+    p.exp_eof().expect("scry exits");
+    match p.process().wait().expect("wait") {
+        rexpect::process::WaitStatus::Exited(_, code) => assert_eq!(code, 0, "exit status"),
+        other => panic!("scry tui did not exit normally: {other:?}"),
+    }
 }
