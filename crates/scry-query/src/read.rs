@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::error::{QueryError, QueryResult};
 use crate::page::{self, chars, Cursor, Group, Pos, Slice, Unit};
-use crate::session_read::{self, Opened};
+use crate::session_read::{self, Opened, Streamed};
 use crate::turn_build::{self, Keep, TurnInfo, Want};
 use crate::{render, selection, Availability, Context};
 
@@ -196,16 +196,17 @@ pub struct TurnPage {
 
 /// Reads one page per `req`.
 pub fn read(ctx: &Context, req: &ReadRequest) -> QueryResult<TurnPage> {
-    if req.max_chars == 0 {
-        return Err(QueryError::usage(
-            ErrorCode::InvalidPageSize,
-            "--max-chars must be at least 1",
-        ));
-    }
-    let want = want(&req.selector)?;
-    let cursor = req.cursor.as_deref().map(Cursor::decode).transpose()?;
+    checked(req)?;
     let opened = session_read::open(ctx, &req.id)?;
-    if req.raw && opened.archived.is_some() {
+    read_from(&opened, req)
+}
+
+/// [`read`] of a session already opened, local or stored elsewhere (the team store, issue 22:
+/// there raw records and artifacts, which live on the session's own machine, are refused).
+pub fn read_from(src: &dyn Streamed, req: &ReadRequest) -> QueryResult<TurnPage> {
+    let (want, cursor) = checked(req)?;
+    let local = src.local();
+    if let Some(opened) = local.filter(|o| req.raw && o.archived.is_some()) {
         // The index keeps normalized events, not the source's bytes (they would not fit the
         // index's budget of half the sources' size).
         return Err(crate::archive::gone(
@@ -214,17 +215,20 @@ pub fn read(ctx: &Context, req: &ReadRequest) -> QueryResult<TurnPage> {
             "and the index keeps its events, not the raw records: read it without --raw",
         ));
     }
-    if req.raw && opened.revision.is_some() {
+    if local.is_some_and(|o| req.raw && o.revision.is_some()) {
         return Err(QueryError::usage(
             ErrorCode::InvalidQuery,
             "--raw reads the source's records, which hold the current session only: read an earlier revision without --raw",
         ));
     }
-    let fingerprint = crate::source_fingerprint(&opened.file.path);
+    if local.is_none() && req.raw {
+        return Err(not_stored(src, "raw records"));
+    }
+    let fingerprint = src.fingerprint();
     // A cursor of one revision is refused on another.
-    let uri = match &opened.revision {
-        Some(r) => format!("{}:{}@{}", opened.file.provider, opened.file.id, r.n),
-        None => format!("{}:{}", opened.file.provider, opened.file.id),
+    let uri = match local.and_then(|o| o.revision.as_ref()) {
+        Some(r) => format!("{}@{}", src.uri(), r.n),
+        None => src.uri(),
     };
     let selection = req.selection_key();
     let start = match &cursor {
@@ -233,11 +237,14 @@ pub fn read(ctx: &Context, req: &ReadRequest) -> QueryResult<TurnPage> {
     };
     let (header, units, infos, warnings, extra) = match (&req.selector, want) {
         (Selector::Artifact(path), _) => {
-            let (header, unit, extra) = artifact(&opened, path)?;
+            let Some(opened) = local else {
+                return Err(not_stored(src, "artifacts"));
+            };
+            let (header, unit, extra) = artifact(opened, path)?;
             (header, vec![unit], BTreeMap::new(), Vec::new(), Some(extra))
         }
         (_, Some(want)) => {
-            let (header, units, infos, warnings) = events(&opened, want, req.raw)?;
+            let (header, units, infos, warnings) = events(src, want, req.raw)?;
             (header, units, infos, warnings, None)
         }
         (_, None) => {
@@ -268,8 +275,33 @@ pub fn read(ctx: &Context, req: &ReadRequest) -> QueryResult<TurnPage> {
         headings: !matches!(req.selector, Selector::Artifact(_)),
         extra,
         fingerprint: format!("{fingerprint:016x}"),
-        availability: opened.availability(),
+        availability: src.availability(),
     })
+}
+
+/// The page size, selection and cursor of `req`, checked before any session is opened.
+fn checked(req: &ReadRequest) -> QueryResult<(Option<Want>, Option<Cursor>)> {
+    if req.max_chars == 0 {
+        return Err(QueryError::usage(
+            ErrorCode::InvalidPageSize,
+            "--max-chars must be at least 1",
+        ));
+    }
+    let want = want(&req.selector)?;
+    let cursor = req.cursor.as_deref().map(Cursor::decode).transpose()?;
+    Ok((want, cursor))
+}
+
+/// The refusal of what only a session's own machine has (its source files) when the session
+/// is read from another store: a usage error (exit 2).
+fn not_stored(src: &dyn Streamed, what: &str) -> QueryError {
+    QueryError::usage(
+        ErrorCode::InvalidQuery,
+        format!(
+            "{} is read from a store that keeps its events, not its source files: {what} are not served from it",
+            src.uri()
+        ),
+    )
 }
 
 /// The event window of S-Q6: event `event` (1-based) and `radius` events on each side, read in
@@ -281,6 +313,11 @@ pub fn event_window(
     radius: u32,
     max_chars: usize,
 ) -> QueryResult<TurnPage> {
+    read(ctx, &window(id, event, radius, max_chars)?)
+}
+
+/// The read of [`event_window`] (for a store that reads it with [`read_from`]).
+pub fn window(id: &str, event: u32, radius: u32, max_chars: usize) -> QueryResult<ReadRequest> {
     if event == 0 {
         return Err(QueryError::usage(
             ErrorCode::InvalidWindow,
@@ -289,16 +326,13 @@ pub fn event_window(
     }
     let from = event.saturating_sub(radius).max(1);
     let to = event.saturating_add(radius);
-    read(
-        ctx,
-        &ReadRequest {
-            id: id.to_string(),
-            selector: Selector::Events(format!("{from}-{to}")),
-            raw: false,
-            max_chars,
-            cursor: None,
-        },
-    )
+    Ok(ReadRequest {
+        id: id.to_string(),
+        selector: Selector::Events(format!("{from}-{to}")),
+        raw: false,
+        max_chars,
+        cursor: None,
+    })
 }
 
 fn want(selector: &Selector) -> QueryResult<Option<Want>> {
@@ -313,9 +347,9 @@ fn want(selector: &Selector) -> QueryResult<Option<Want>> {
 
 type Built = (Header, Vec<Unit>, BTreeMap<u32, TurnInfo>, Vec<Warning>);
 
-fn events(opened: &Opened, want: Want, raw: bool) -> QueryResult<Built> {
+fn events(src: &dyn Streamed, want: Want, raw: bool) -> QueryResult<Built> {
     let mut keep = Keep::new(want.clone());
-    let header = opened.stream(&mut keep)?;
+    let header = src.stream(&mut keep)?;
     let uri = &header.uri;
     let mut kept = std::mem::take(&mut keep.events);
     match &want {

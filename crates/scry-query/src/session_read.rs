@@ -201,3 +201,72 @@ impl<E: FnMut(Event), W: FnMut(Warning)> EventSink for FnSink<E, W> {
         (self.on_warning)(warning);
     }
 }
+
+/// A session that can be streamed (more than once): a local source ([`Opened`]) or a copy held
+/// elsewhere ([`Stored`]: the team store, issue 22). The reads that page with a cursor (`turn`,
+/// `events`) take one, so they answer alike over either.
+pub trait Streamed {
+    /// Streams the whole session into `sink`; returns the completed header.
+    fn stream(&self, sink: &mut dyn EventSink) -> QueryResult<Header>;
+    /// The `provider:id` a cursor is bound to.
+    fn uri(&self) -> String;
+    /// The source fingerprint (S-Q3) a cursor is bound to.
+    fn fingerprint(&self) -> u64;
+    /// Live / persisted (S-Q1).
+    fn availability(&self) -> crate::Availability;
+    /// The local source, when there is one (raw records and artifacts are read from it).
+    fn local(&self) -> Option<&Opened>;
+}
+
+impl Streamed for Opened {
+    fn stream(&self, sink: &mut dyn EventSink) -> QueryResult<Header> {
+        Opened::stream(self, sink)
+    }
+    fn uri(&self) -> String {
+        format!("{}:{}", self.file.provider, self.file.id)
+    }
+    fn fingerprint(&self) -> u64 {
+        crate::source_fingerprint(&self.file.path)
+    }
+    fn availability(&self) -> crate::Availability {
+        Opened::availability(self)
+    }
+    fn local(&self) -> Option<&Opened> {
+        Some(self)
+    }
+}
+
+/// A session read in full from another store, with the fingerprint its source had there.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    /// The session.
+    pub session: scry_model::Session,
+    /// Its source's fingerprint when it was stored.
+    pub fingerprint: u64,
+    /// Live / persisted as that store tells.
+    pub availability: crate::Availability,
+}
+
+impl Streamed for Stored {
+    fn stream(&self, sink: &mut dyn EventSink) -> QueryResult<Header> {
+        for e in &self.session.events {
+            sink.event(e.clone());
+        }
+        for w in &self.session.warnings {
+            sink.warning(w.clone());
+        }
+        Ok(self.session.header.clone())
+    }
+    fn uri(&self) -> String {
+        self.session.header.uri.clone()
+    }
+    fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+    fn availability(&self) -> crate::Availability {
+        self.availability
+    }
+    fn local(&self) -> Option<&Opened> {
+        None
+    }
+}

@@ -9,11 +9,13 @@
 //! - [`schema`]: the tables, versioned by [`schema::SCHEMA_VERSION`], created and migrated by
 //!   the pusher; readers only check the version, so a read-only role is enough for them.
 //! - [`push`]: mirrors the local index, one transaction per session, only changed sessions.
-//! - [`read`]: list, show, turns, turn, search, ledgers and usage from the team store.
+//! - [`read`]: list, show, turns and search from the team store; [`inside`]: turn, events,
+//!   the ledgers and usage.
 //! - [`cluster`]: a private PostgreSQL cluster for tests (initdb in a temporary directory).
 
 pub mod cluster;
 pub mod connect;
+pub mod inside;
 pub mod push;
 pub mod read;
 pub mod schema;

@@ -63,7 +63,7 @@ impl<T: Sessions> Team<T> {
     }
 }
 
-fn at_key<'a>(v: &'a mut Value, key: &str) -> Vec<&'a mut Value> {
+pub(crate) fn at_key<'a>(v: &'a mut Value, key: &str) -> Vec<&'a mut Value> {
     v.get_mut(key).into_iter().collect()
 }
 
@@ -132,14 +132,14 @@ impl std::fmt::Debug for Store {
 
 /// One stored session's row (without its body).
 #[derive(Debug, Clone)]
-struct Row {
-    id: i64,
-    machine: String,
-    path: String,
-    key: String,
-    fingerprint: String,
-    size: i64,
-    header: Header,
+pub(crate) struct Row {
+    pub(crate) id: i64,
+    pub(crate) machine: String,
+    pub(crate) path: String,
+    pub(crate) key: String,
+    pub(crate) fingerprint: String,
+    pub(crate) size: i64,
+    pub(crate) header: Header,
 }
 
 const ROW_COLS: &str = "id, machine, path, key, fingerprint, size, header";
@@ -231,7 +231,11 @@ impl Store {
     }
 
     /// The stored rows of `machine` (all when `None`) and `providers` (all when empty).
-    fn listed(&mut self, machine: Option<&str>, providers: &[ProviderId]) -> QueryResult<Vec<Row>> {
+    pub(crate) fn listed(
+        &mut self,
+        machine: Option<&str>,
+        providers: &[ProviderId],
+    ) -> QueryResult<Vec<Row>> {
         let names: Vec<String> = providers.iter().map(|p| p.as_str().to_string()).collect();
         let all = names.is_empty();
         self.rows(
@@ -240,7 +244,7 @@ impl Store {
         )
     }
 
-    fn session(&mut self, r: &Row) -> QueryResult<Session> {
+    pub(crate) fn session(&mut self, r: &Row) -> QueryResult<Session> {
         let body: Vec<u8> = self
             .client
             .query_one("SELECT body FROM scry_sessions WHERE id = $1", &[&r.id])
@@ -255,7 +259,7 @@ impl Store {
     }
 
     /// Resolves `reference` (`[machine/]provider:id`, an id or a unique id prefix).
-    fn resolve(&mut self, reference: &str) -> QueryResult<Row> {
+    pub(crate) fn resolve(&mut self, reference: &str) -> QueryResult<Row> {
         let (machine, rest) = match reference.split_once('/') {
             Some((m, r)) if !m.is_empty() && !r.is_empty() && !m.contains(':') => (Some(m), r),
             _ => (None, reference),
@@ -321,7 +325,7 @@ fn replay(session: Session) -> impl FnOnce(&mut dyn EventSink) -> QueryResult<He
 }
 
 /// A stored session is persisted (the store holds it); its source is on another machine.
-const STORED: Availability = Availability {
+pub(crate) const STORED: Availability = Availability {
     live: false,
     persisted: true,
     archived: None,

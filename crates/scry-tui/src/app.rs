@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 use scry_model::Timestamp;
 use scry_query::{Context, ListQuery};
 
+use crate::source::Source;
+
 use crate::list::ListState;
 use crate::search::SearchState;
 use crate::session::SessionState;
@@ -43,7 +45,7 @@ pub enum Screen {
 /// The whole state of the TUI.
 pub struct App {
     /// Where sessions are read from.
-    pub ctx: Context,
+    pub ctx: Source,
     /// Styles.
     pub theme: Theme,
     /// Pinned "now" (tests), else the clock.
@@ -73,8 +75,14 @@ pub struct App {
 impl App {
     /// A new app; loads the list.
     pub fn new(ctx: Context, opts: Options) -> App {
+        App::with_source(Source::local(ctx), opts)
+    }
+
+    /// A new app reading `source` (another store than this machine's: see [`Source`]); loads
+    /// the list.
+    pub fn with_source(source: Source, opts: Options) -> App {
         let mut app = App {
-            ctx,
+            ctx: source,
             theme: Theme::new(opts.color),
             now: opts.now,
             screen: Screen::List,
@@ -144,6 +152,10 @@ impl App {
     /// changed. Returns whether anything did.
     pub fn poll(&mut self) -> bool {
         let mut changed = false;
+        // Sessions read from another store have no source file here to watch.
+        if !self.ctx.reader.live() {
+            return false;
+        }
         if self.screen == Screen::List {
             let before = self.list.signature();
             if let Err(e) = self.list.load(&self.ctx) {

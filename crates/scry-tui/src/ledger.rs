@@ -5,7 +5,9 @@
 
 use scry_model::{Header, Timestamp};
 use scry_query::usage::{Period, Pricing, UsageRequest};
-use scry_query::{CommandsRequest, Context, ErrorsRequest, FilesRequest};
+use scry_query::{CommandsRequest, ErrorsRequest, FilesRequest};
+
+use crate::source::Source;
 
 /// A tab of the session view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -93,20 +95,22 @@ fn excerpt_rows(out: &mut Vec<Row>, text: &str, n: usize) {
 }
 
 /// Reads tab `tab` of session `h` as rows.
-pub fn load(ctx: &Context, tab: Tab, h: &Header, now: Timestamp) -> Result<Vec<Row>, String> {
+pub fn load(ctx: &Source, tab: Tab, h: &Header, now: Timestamp) -> Result<Vec<Row>, String> {
     let id = h.uri.clone();
     let mut out = Vec::new();
     match tab {
         Tab::Turn => {}
         Tab::Commands => {
-            let r = scry_query::commands(
-                ctx,
-                &CommandsRequest {
-                    id,
-                    ..Default::default()
-                },
-            )
-            .map_err(|e| e.to_string())?;
+            let r = ctx
+                .reader
+                .commands(
+                    &ctx.ctx,
+                    &CommandsRequest {
+                        id,
+                        ..Default::default()
+                    },
+                )
+                .map_err(|e| e.to_string())?;
             out.push(row(
                 format!("{} commands, {} failed", r.total.commands, r.total.failed),
                 Look::Head,
@@ -137,14 +141,16 @@ pub fn load(ctx: &Context, tab: Tab, h: &Header, now: Timestamp) -> Result<Vec<R
             }
         }
         Tab::Files => {
-            let r = scry_query::files(
-                ctx,
-                &FilesRequest {
-                    id,
-                    ..Default::default()
-                },
-            )
-            .map_err(|e| e.to_string())?;
+            let r = ctx
+                .reader
+                .files(
+                    &ctx.ctx,
+                    &FilesRequest {
+                        id,
+                        ..Default::default()
+                    },
+                )
+                .map_err(|e| e.to_string())?;
             out.push(row(
                 format!(
                     "{} files written ({} writes)",
@@ -170,7 +176,10 @@ pub fn load(ctx: &Context, tab: Tab, h: &Header, now: Timestamp) -> Result<Vec<R
             }
         }
         Tab::Errors => {
-            let r = scry_query::errors(ctx, &ErrorsRequest { id }).map_err(|e| e.to_string())?;
+            let r = ctx
+                .reader
+                .errors(&ctx.ctx, &ErrorsRequest { id })
+                .map_err(|e| e.to_string())?;
             out.push(row(
                 format!(
                     "{} failures, {} fixed later",
@@ -212,7 +221,10 @@ pub fn load(ctx: &Context, tab: Tab, h: &Header, now: Timestamp) -> Result<Vec<R
                 now: Some(now),
                 ..Default::default()
             };
-            let r = scry_query::usage::usage(ctx, &req, &pricing).map_err(|e| e.to_string())?;
+            let r = ctx
+                .reader
+                .usage(&ctx.ctx, &req, &pricing)
+                .map_err(|e| e.to_string())?;
             match r.rows.iter().find(|r| r.key == h.uri) {
                 None => out.push(row(
                     "no model requests with token counts in this session",

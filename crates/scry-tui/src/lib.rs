@@ -25,17 +25,19 @@ pub mod osc52;
 pub mod search;
 pub mod session;
 pub mod session_view;
+pub mod source;
 pub mod term;
 pub mod text;
 pub mod theme;
 pub mod view;
 
 pub use app::{App, Options, Screen};
+pub use source::{Local, Reader, Source};
 
-/// Runs the TUI on the process's terminal with `ctx`; returns the app (its
+/// Runs the TUI on the process's terminal reading `source`; returns the app (its
 /// [`App::resume_line`] is printed after the terminal is restored).
-pub fn run(ctx: scry_query::Context, opts: Options) -> std::io::Result<App> {
-    let mut app = App::new(ctx, opts);
+pub fn run(source: Source, opts: Options) -> std::io::Result<App> {
+    let mut app = App::with_source(source, opts);
     term::run(&mut app)?;
     Ok(app)
 }

@@ -9,7 +9,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use scry_model::{SessionKind, Timestamp};
-use scry_query::{Context, KindFilter, ListQuery, SessionRow};
+use scry_query::{KindFilter, ListQuery, SessionRow};
+
+use crate::source::Source;
 
 use crate::text::{age, cell, clip, clip_left, width};
 use crate::theme::Theme;
@@ -73,14 +75,14 @@ impl ListState {
 
     /// Loads the list for the current query (as many pages as were loaded); keeps the
     /// selected session selected when it is still listed.
-    pub fn load(&mut self, ctx: &Context) -> Result<(), String> {
+    pub fn load(&mut self, ctx: &Source) -> Result<(), String> {
         let keep = self.selected_uri();
         let mut q = self.query.clone();
         q.cursor = None;
         let mut rows: Vec<SessionRow> = Vec::new();
         let mut next = None;
         for _ in 0..self.pages.max(1) {
-            let list = scry_query::list(ctx, &q).map_err(|e| e.to_string())?;
+            let list = ctx.reader.list(&ctx.ctx, &q).map_err(|e| e.to_string())?;
             self.total = list.total;
             self.hidden = list.hidden;
             rows.extend(list.rows);
@@ -112,7 +114,7 @@ impl ListState {
 
     /// Loads the next page when the selection is within [`NEAR_END`] rows of the last loaded
     /// row and more remain; `Ok(true)` when rows were added.
-    pub fn more_if_near_end(&mut self, ctx: &Context) -> Result<bool, String> {
+    pub fn more_if_near_end(&mut self, ctx: &Source) -> Result<bool, String> {
         let Some(cursor) = self.next_cursor.clone() else {
             return Ok(false);
         };
@@ -121,7 +123,7 @@ impl ListState {
         }
         let mut q = self.query.clone();
         q.cursor = Some(cursor);
-        let list = scry_query::list(ctx, &q).map_err(|e| e.to_string())?;
+        let list = ctx.reader.list(&ctx.ctx, &q).map_err(|e| e.to_string())?;
         self.total = list.total;
         self.hidden = list.hidden;
         let mut rows = std::mem::take(&mut self.rows);

@@ -8,7 +8,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
-use scry_query::{Context, SearchQuery, SearchResult};
+use scry_query::{SearchQuery, SearchResult};
+
+use crate::source::Source;
 use scry_store::Area;
 
 use crate::app::{Screen, DEBOUNCE};
@@ -83,7 +85,7 @@ impl SearchState {
     }
 
     /// Runs the search for the input now.
-    pub fn run(&mut self, ctx: &Context) {
+    pub fn run(&mut self, ctx: &Source) {
         self.dirty = None;
         self.ran = self.input.clone();
         self.selected = 0;
@@ -97,7 +99,7 @@ impl SearchState {
             query: self.input.clone(),
             ..self.base.clone()
         };
-        match scry_query::search(ctx, &q) {
+        match ctx.reader.search(&ctx.ctx, &q) {
             Ok(r) => {
                 self.result = Some(r);
                 self.error = None;

@@ -8,9 +8,10 @@ use std::path::PathBuf;
 
 use scry_model::Header;
 use scry_query::page::{Group, Unit};
-use scry_query::{Context, ReadRequest, Selector, TurnRow};
+use scry_query::{ReadRequest, Selector, TurnRow};
 
 use crate::ledger::{self, Tab};
+use crate::source::Source;
 
 /// Characters read per turn (a turn is read whole; the view scrolls).
 const MAX_CHARS: usize = 4_000_000;
@@ -69,12 +70,15 @@ fn err(e: scry_query::QueryError) -> String {
 impl SessionState {
     /// Opens `uri` at turn `turn` (default: the first with a prompt) and event `event`.
     pub fn open(
-        ctx: &Context,
+        ctx: &Source,
         uri: &str,
         turn: Option<u32>,
         event: Option<u32>,
     ) -> Result<SessionState, String> {
-        let dir = scry_query::turns(ctx, uri, scry_query::turns::KEEP_TEXT).map_err(err)?;
+        let dir = ctx
+            .reader
+            .turns(&ctx.ctx, uri, scry_query::turns::KEEP_TEXT)
+            .map_err(err)?;
         let mut header = dir.header.clone();
         header.live = dir.availability.live;
         let uri = header.uri.clone();
@@ -117,29 +121,31 @@ impl SessionState {
     }
 
     /// Reads the turn shown.
-    pub fn load_turn(&mut self, ctx: &Context) -> Result<(), String> {
+    pub fn load_turn(&mut self, ctx: &Source) -> Result<(), String> {
         let Some(n) = self.turn_number() else {
             self.units.clear();
             return Ok(());
         };
-        let page = scry_query::read(
-            ctx,
-            &ReadRequest {
-                id: self.uri.clone(),
-                selector: Selector::Turns(n.to_string()),
-                raw: false,
-                max_chars: MAX_CHARS,
-                cursor: None,
-            },
-        )
-        .map_err(err)?;
+        let page = ctx
+            .reader
+            .read(
+                &ctx.ctx,
+                &ReadRequest {
+                    id: self.uri.clone(),
+                    selector: Selector::Turns(n.to_string()),
+                    raw: false,
+                    max_chars: MAX_CHARS,
+                    cursor: None,
+                },
+            )
+            .map_err(err)?;
         self.units = page.units;
         self.focus = None;
         Ok(())
     }
 
     /// Shows turn index `idx` (clamped), from its top.
-    pub fn goto_turn(&mut self, ctx: &Context, idx: usize) -> Result<(), String> {
+    pub fn goto_turn(&mut self, ctx: &Source, idx: usize) -> Result<(), String> {
         let idx = idx.min(self.turns.len().saturating_sub(1));
         if idx != self.turn || self.units.is_empty() {
             self.turn = idx;
@@ -184,7 +190,7 @@ impl SessionState {
     }
 
     /// Expands or collapses the focused tool call (reading the call and its result in full).
-    pub fn toggle_focused(&mut self, ctx: &Context) -> Result<(), String> {
+    pub fn toggle_focused(&mut self, ctx: &Source) -> Result<(), String> {
         let Some(u) = self.focus.and_then(|f| self.units.get(f)) else {
             return Ok(());
         };
@@ -199,24 +205,26 @@ impl SessionState {
             Some(r) if r as u32 != call => format!("{call},{r}"),
             _ => call.to_string(),
         };
-        let page = scry_query::read(
-            ctx,
-            &ReadRequest {
-                id: self.uri.clone(),
-                selector: Selector::Events(events),
-                raw: false,
-                max_chars: MAX_CHARS,
-                cursor: None,
-            },
-        )
-        .map_err(err)?;
+        let page = ctx
+            .reader
+            .read(
+                &ctx.ctx,
+                &ReadRequest {
+                    id: self.uri.clone(),
+                    selector: Selector::Events(events),
+                    raw: false,
+                    max_chars: MAX_CHARS,
+                    cursor: None,
+                },
+            )
+            .map_err(err)?;
         self.expanded.insert(call, page.units);
         Ok(())
     }
 
     /// Sets the search hits inside this session (for `n` / `N`), from a within-session
     /// search for `needle`.
-    pub fn load_hits(&mut self, ctx: &Context, needle: &str) -> Result<(), String> {
+    pub fn load_hits(&mut self, ctx: &Source, needle: &str) -> Result<(), String> {
         let q = scry_query::SearchQuery {
             query: needle.to_string(),
             session: Some(self.uri.clone()),
@@ -226,7 +234,7 @@ impl SessionState {
             context: 20,
             ..Default::default()
         };
-        let res = scry_query::search(ctx, &q).map_err(err)?;
+        let res = ctx.reader.search(&ctx.ctx, &q).map_err(err)?;
         let mut hits: Vec<(u32, u32)> = res
             .response
             .sessions
@@ -243,7 +251,7 @@ impl SessionState {
     }
 
     /// Jumps to the next (`forward`) or previous hit after / before the one shown last.
-    pub fn jump_hit(&mut self, ctx: &Context, forward: bool) -> Result<(), String> {
+    pub fn jump_hit(&mut self, ctx: &Source, forward: bool) -> Result<(), String> {
         if self.hits.is_empty() {
             return Err("no search hits in this session (/ to search)".into());
         }
@@ -258,7 +266,7 @@ impl SessionState {
     }
 
     /// Shows hit `i`: its turn, scrolled to its event.
-    pub fn goto_hit(&mut self, ctx: &Context, i: usize) -> Result<(), String> {
+    pub fn goto_hit(&mut self, ctx: &Source, i: usize) -> Result<(), String> {
         let Some(&(turn, event)) = self.hits.get(i) else {
             return Ok(());
         };
@@ -285,7 +293,7 @@ impl SessionState {
     /// Reads the ledger of the current tab if not read yet.
     pub fn ensure_ledger(
         &mut self,
-        ctx: &Context,
+        ctx: &Source,
         now: scry_model::Timestamp,
     ) -> Result<(), String> {
         if self.tab == Tab::Turn || self.ledgers.contains_key(&self.tab) {
@@ -299,14 +307,17 @@ impl SessionState {
     /// Reloads the session when its source changed on disk: the turn directory, the turn
     /// shown (or the new last turn when following), and drops the ledgers read. Returns
     /// whether it changed.
-    pub fn refresh_if_changed(&mut self, ctx: &Context) -> Result<bool, String> {
+    pub fn refresh_if_changed(&mut self, ctx: &Source) -> Result<bool, String> {
         let Some(src) = &self.source else {
             return Ok(false);
         };
         if scry_query::fingerprint_text(src) == self.fingerprint {
             return Ok(false);
         }
-        let dir = scry_query::turns(ctx, &self.uri, scry_query::turns::KEEP_TEXT).map_err(err)?;
+        let dir = ctx
+            .reader
+            .turns(&ctx.ctx, &self.uri, scry_query::turns::KEEP_TEXT)
+            .map_err(err)?;
         let was_last = self.turn + 1 >= self.turns.len();
         let at_end = self.scroll + self.last_height >= self.last_len;
         self.fingerprint = dir.fingerprint;

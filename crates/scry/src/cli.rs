@@ -53,7 +53,7 @@ pub struct GlobalArgs {
     #[arg(long = "exclude-project", value_name = "DIR", global = true)]
     pub exclude_project: Vec<String>,
     /// Read from a team store (`postgres://…`, filled by `scry push`) instead of this machine's
-    /// sessions: list, show, turns and search.
+    /// sessions: the session readers, ledgers, search, usage, serve, web, mcp and tui.
     #[arg(
         long,
         global = true,

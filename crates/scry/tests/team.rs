@@ -13,19 +13,19 @@ use serde_json::Value;
 use crate::util::{corpus, scry_env, Out};
 use scry_team::cluster::Cluster;
 
-fn real_home() -> PathBuf {
+pub(crate) fn real_home() -> PathBuf {
     corpus().join("real/home")
 }
 
 /// `scry args…` over `home` with the index `db` and extra variables.
-fn run(home: &Path, db: &Path, vars: &[(&str, &str)], args: &[&str]) -> Out {
+pub(crate) fn run(home: &Path, db: &Path, vars: &[(&str, &str)], args: &[&str]) -> Out {
     let mut all: Vec<(&str, &Path)> = vec![("SCRY_DB", db)];
     all.extend(vars.iter().map(|(k, v)| (*k, Path::new(*v))));
     scry_env(home, home, &all, args)
 }
 
 /// The value with every `machine` key removed (what the local answer lacks).
-fn strip_machine(mut v: Value) -> Value {
+pub(crate) fn strip_machine(mut v: Value) -> Value {
     fn walk(v: &mut Value) {
         match v {
             Value::Object(map) => {
@@ -40,20 +40,20 @@ fn strip_machine(mut v: Value) -> Value {
     v
 }
 
-fn json(out: &Out) -> Value {
+pub(crate) fn json(out: &Out) -> Value {
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     out.json()
 }
 
-struct Setup {
-    _cluster: Cluster,
-    url: String,
-    _dir: tempfile::TempDir,
-    db: PathBuf,
+pub(crate) struct Setup {
+    pub(crate) _cluster: Cluster,
+    pub(crate) url: String,
+    pub(crate) _dir: tempfile::TempDir,
+    pub(crate) db: PathBuf,
 }
 
 /// A cluster with the real corpus home pushed as machine `alpha` (raw text).
-fn setup() -> Option<Setup> {
+pub(crate) fn setup() -> Option<Setup> {
     let cluster = Cluster::start()?;
     let url = cluster.create_db();
     let dir = tempfile::tempdir().expect("tempdir");

@@ -3,14 +3,14 @@
 import { API, get } from './api.js';
 import { clear, errorBox, fmtTime, h, plural } from './dom.js';
 import { watchList } from './live.js';
-import { currentFilters, main, sessionHash, state } from './nav.js';
+import { currentFilters, main, ref, sessionHash, state } from './nav.js';
 
 const PAGE = 50; // sessions per list page
 
 function sessionRow(s) {
   const kids = s.children ? Object.values(s.children).reduce((a, b) => a + (Number(b) || 0), 0) : 0;
   return h('li', null,
-    h('a', { class: 'row', href: sessionHash(s.uri), dataset: { uri: s.uri } },
+    h('a', { class: 'row', href: sessionHash(ref(s, s.uri)), dataset: { uri: s.uri } },
       h('span', { class: 'prov' }, s.provider, s.kind && s.kind !== 'main' ? ` · ${s.kind}` : ''),
       h('span', { class: 'title' }, s.title || s.id,
         s.live === false ? [' ', h('span', { class: 'badge deleted', title: 'The agent deleted the source; read from the index until `scry index --prune`' },

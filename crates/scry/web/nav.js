@@ -72,6 +72,12 @@ export function hashFor(view, params) {
   return `#${view}${s ? `?${s}` : ''}`;
 }
 
+// A session from a team store (`--store`) carries its machine: `machine/uri` names it there
+// even when two machines hold the same session id.
+export function ref(session, uri) {
+  return session && session.machine ? `${session.machine}/${uri}` : uri;
+}
+
 export function sessionHash(uri, extra) {
   return hashFor(`/s/${encodeURIComponent(uri)}`, extra || {});
 }

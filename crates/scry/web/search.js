@@ -3,11 +3,11 @@
 
 import { API, get } from './api.js';
 import { clear, errorBox, fmtTime, h, markRanges, plural } from './dom.js';
-import { currentFilters, main, sessionHash, state } from './nav.js';
+import { currentFilters, main, ref, sessionHash, state } from './nav.js';
 
 const SEARCH_PAGE = 20; // sessions per search page
 
-function hitLink(hit, q, flags) {
+function hitLink(hit, q, flags, session) {
   const extra = { q, regex: flags.regex ? '1' : '', case: flags.case ? '1' : '' };
   if (hit.event !== null && hit.event !== undefined) extra.e = hit.event;
   if (hit.locator) extra.loc = hit.locator;
@@ -22,7 +22,7 @@ function hitLink(hit, q, flags) {
   const local = (hit.ranges || []).map(([a, b]) => [a - start, b - start]);
   const ex = h('div', { class: 'excerpt' });
   ex.append(start > 0 ? '…' : '', markRanges(hit.excerpt || '', local));
-  return h('a', { class: 'hit', href: sessionHash(hit.uri, extra), dataset: { uri: hit.uri, event: hit.event } },
+  return h('a', { class: 'hit', href: sessionHash(ref(session, hit.uri), extra), dataset: { uri: hit.uri, event: hit.event } },
     h('div', { class: 'where' }, where.filter(Boolean).join(' · '), hit.field && hit.field !== 'text' ? ` · in ${hit.field}` : ''),
     ex);
 }
@@ -61,10 +61,10 @@ export async function renderSearch(params, token) {
       const s = g.session || {};
       const uri = s.uri || (g.hits && g.hits[0] && g.hits[0].uri) || '';
       const list = h('ul', { class: 'hits' });
-      for (const hit of g.hits || []) list.append(h('li', null, hitLink(hit, q, flags)));
+      for (const hit of g.hits || []) list.append(h('li', null, hitLink(hit, q, flags, s)));
       const moreHits = g.has_more_hits ? h('p', { class: 'muted' }, `${g.hit_count - (g.hits || []).length} more hits in this session`) : null;
       results.append(h('section', { class: 'group' },
-        h('h2', null, h('a', { href: sessionHash(uri, { q, regex: flags.regex ? '1' : '', case: flags.case ? '1' : '' }) }, s.title || uri)),
+        h('h2', null, h('a', { href: sessionHash(ref(s, uri), { q, regex: flags.regex ? '1' : '', case: flags.case ? '1' : '' }) }, s.title || uri)),
         h('div', { class: 'meta' }, h('span', null, s.provider || ''), h('span', null, s.cwd || ''),
           h('span', null, fmtTime(s.updated)), h('span', null, plural(g.hit_count || 0, 'hit'))),
         list, moreHits));

@@ -353,6 +353,27 @@ pub fn events(
     Ok(page_of(&opened, &filters, page, false, false)?.page)
 }
 
+/// [`events`] of a session already opened, local or stored elsewhere (the team store, issue 22).
+pub fn events_from(
+    src: &dyn session_read::Streamed,
+    q: &EventQuery,
+    page: &PageRequest,
+) -> QueryResult<EventPage> {
+    check_limit(page)?;
+    let filters = Filters::parse(q, Timestamp::now())?;
+    Ok(page_of(src, &filters, page, false, false)?.page)
+}
+
+fn check_limit(page: &PageRequest) -> QueryResult<()> {
+    if page.limit == 0 || page.limit > MAX_LIMIT {
+        return Err(QueryError::usage(
+            ErrorCode::InvalidPageSize,
+            format!("invalid --limit {}: use 1 to {MAX_LIMIT}", page.limit),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks the page size and the filters, then opens the session.
 fn prepare(
     ctx: &Context,
@@ -360,12 +381,7 @@ fn prepare(
     q: &EventQuery,
     page: &PageRequest,
 ) -> QueryResult<(Filters, session_read::Opened)> {
-    if page.limit == 0 || page.limit > MAX_LIMIT {
-        return Err(QueryError::usage(
-            ErrorCode::InvalidPageSize,
-            format!("invalid --limit {}: use 1 to {MAX_LIMIT}", page.limit),
-        ));
-    }
+    check_limit(page)?;
     let filters = Filters::parse(q, Timestamp::now())?;
     let opened = session_read::open(ctx, id)?;
     Ok((filters, opened))
@@ -384,7 +400,7 @@ struct Computed {
 /// One page of `opened`'s events passing `filters`: from `page`'s cursor, or with `tail` the
 /// last page (the last `page.limit` rows that pass; no next cursor).
 fn page_of(
-    opened: &session_read::Opened,
+    opened: &dyn session_read::Streamed,
     filters: &Filters,
     page: &PageRequest,
     keep_resume: bool,
@@ -393,8 +409,8 @@ fn page_of(
     let filters_json = filters.to_json();
     let selection = selection_key(&filters_json, page.limit);
     let cursor = page.cursor.as_deref().map(Cursor::decode).transpose()?;
-    let fingerprint = crate::source_fingerprint(&opened.file.path);
-    let uri = format!("{}:{}", opened.file.provider, opened.file.id);
+    let fingerprint = opened.fingerprint();
+    let uri = opened.uri();
     let start = match &cursor {
         Some(c) => c.check(&uri, fingerprint, selection)?.unit,
         None => 0,

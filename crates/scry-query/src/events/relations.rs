@@ -188,7 +188,12 @@ fn chain(s: &SurfaceScan, seq: u32, provider: Surface) -> Vec<Link> {
 /// The relations of event `seq` (0-based) of session `id`.
 pub fn relations(ctx: &Context, id: &str, seq: u32) -> QueryResult<Relations> {
     let opened = session_read::open(ctx, id)?;
-    let fingerprint = crate::fingerprint_text(&opened.file.path);
+    relations_from(&opened, seq)
+}
+
+/// [`relations`] of a session already opened, local or stored elsewhere (the team store).
+pub fn relations_from(opened: &dyn session_read::Streamed, seq: u32) -> QueryResult<Relations> {
+    let fingerprint = format!("{:016x}", opened.fingerprint());
     let mut scan = Scan {
         target: seq,
         event: None,

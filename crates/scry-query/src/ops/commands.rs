@@ -2,8 +2,8 @@
 //! outcome, exit code (unknown stays unknown), duration, host and an output excerpt, filtered
 //! by failure, turn and host; rows carry provenance, extractor and evidence handle (S-F1).
 
-use scry_facts::{CommandFilter, CommandRow};
-use scry_model::{Header, Warning};
+use scry_facts::{CommandFilter, CommandRow, Facts};
+use scry_model::{Header, Session, Warning};
 use serde::{Deserialize, Serialize};
 
 use crate::{Context, QueryResult};
@@ -73,14 +73,19 @@ pub struct CommandsReport {
 pub fn commands(ctx: &Context, req: &CommandsRequest) -> QueryResult<CommandsReport> {
     let mut l = super::load_ledgers(ctx, &req.id)?;
     super::use_index(ctx, &mut l);
+    Ok(commands_of(req, l.session, &l.facts))
+}
+
+/// [`commands`] of a session already read (header and warnings) with its facts.
+pub fn commands_of(req: &CommandsRequest, session: Session, facts: &Facts) -> CommandsReport {
     let filter = CommandFilter {
         failed: req.failed,
         turn: req.turn,
         host: req.host.clone(),
     };
-    let all = &l.facts.commands;
+    let all = &facts.commands;
     let rows: Vec<CommandRow> = filter.apply(all).into_iter().cloned().collect();
-    Ok(CommandsReport {
+    CommandsReport {
         total: CommandTotals {
             shown: rows.len(),
             commands: all.len(),
@@ -92,7 +97,7 @@ pub fn commands(ctx: &Context, req: &CommandsRequest) -> QueryResult<CommandsRep
             turn: req.turn,
             host: req.host.clone(),
         },
-        session: l.session.header,
-        warnings: l.session.warnings,
-    })
+        session: session.header,
+        warnings: session.warnings,
+    }
 }

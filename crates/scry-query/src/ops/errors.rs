@@ -2,8 +2,8 @@
 //! code ≠ 0, or an unknown exit code with the agent's error flag), its output, and whether a
 //! later call with the same command prefix / file succeeded ("fixed later").
 
-use scry_facts::Failure;
-use scry_model::{Header, Warning};
+use scry_facts::{Facts, Failure};
+use scry_model::{Header, Session, Warning};
 use serde::{Deserialize, Serialize};
 
 use crate::{Context, QueryResult};
@@ -46,14 +46,19 @@ pub struct ErrorsReport {
 pub fn errors(ctx: &Context, req: &ErrorsRequest) -> QueryResult<ErrorsReport> {
     let mut l = super::load_ledgers(ctx, &req.id)?;
     super::use_index(ctx, &mut l);
-    let failures = l.facts.failures;
-    Ok(ErrorsReport {
+    Ok(errors_of(req, l.session, l.facts))
+}
+
+/// [`errors`] of a session already read (header and warnings) with its facts.
+pub fn errors_of(_req: &ErrorsRequest, session: Session, facts: Facts) -> ErrorsReport {
+    let failures = facts.failures;
+    ErrorsReport {
         total: ErrorTotals {
             failures: failures.len(),
             fixed_later: failures.iter().filter(|f| f.fixed_later()).count(),
         },
         failures,
-        session: l.session.header,
-        warnings: l.session.warnings,
-    })
+        session: session.header,
+        warnings: session.warnings,
+    }
 }

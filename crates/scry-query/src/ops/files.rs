@@ -3,8 +3,8 @@
 //! files per group. The counts are the overview's (`show`).
 
 use scry_facts::files::FileSummary;
-use scry_facts::{FileGroup, FileWrite, GroupCounts};
-use scry_model::{Header, Warning};
+use scry_facts::{Facts, FileGroup, FileWrite, GroupCounts};
+use scry_model::{Header, Session, Warning};
 use serde::{Deserialize, Serialize};
 
 use crate::{Context, QueryResult};
@@ -105,9 +105,14 @@ pub struct FilesReport {
 pub fn files(ctx: &Context, req: &FilesRequest) -> QueryResult<FilesReport> {
     let mut l = super::load_ledgers(ctx, &req.id)?;
     super::use_index(ctx, &mut l);
+    Ok(files_of(req, l.session, &l.facts))
+}
+
+/// [`files`] of a session already read (header and warnings) with its facts.
+pub fn files_of(req: &FilesRequest, session: Session, facts: &Facts) -> FilesReport {
     let g = req.group.group();
-    let ledger = &l.facts.files;
-    Ok(FilesReport {
+    let ledger = &facts.files;
+    FilesReport {
         group: req.group,
         writes: ledger.group(g).into_iter().cloned().collect(),
         files: ledger
@@ -119,7 +124,7 @@ pub fn files(ctx: &Context, req: &FilesRequest) -> QueryResult<FilesReport> {
             write_events: ledger.write_counts(),
             files: ledger.file_counts(),
         },
-        session: l.session.header,
-        warnings: l.session.warnings,
-    })
+        session: session.header,
+        warnings: session.warnings,
+    }
 }

@@ -1,8 +1,8 @@
 //! `jobs` (S-C6, S-F4): the background jobs of one session — what was started in the
 //! background and how it ended, from receipts only (no receipt = `unknown`).
 
-use scry_facts::Job;
-use scry_model::{Header, Warning};
+use scry_facts::{Facts, Job};
+use scry_model::{Header, Session, Warning};
 use serde::{Deserialize, Serialize};
 
 use crate::{Context, QueryResult};
@@ -34,9 +34,14 @@ pub struct JobsReport {
 pub fn jobs(ctx: &Context, req: &JobsRequest) -> QueryResult<JobsReport> {
     let mut l = super::load_ledgers(ctx, &req.id)?;
     super::use_index(ctx, &mut l);
-    Ok(JobsReport {
-        jobs: l.facts.jobs,
-        session: l.session.header,
-        warnings: l.session.warnings,
-    })
+    Ok(jobs_of(req, l.session, l.facts))
+}
+
+/// [`jobs`] of a session already read (header and warnings) with its facts.
+pub fn jobs_of(_req: &JobsRequest, session: Session, facts: Facts) -> JobsReport {
+    JobsReport {
+        jobs: facts.jobs,
+        session: session.header,
+        warnings: session.warnings,
+    }
 }

@@ -28,7 +28,7 @@ use scry_source::SourceFile;
 use serde::Serializer;
 
 use crate::catalog::Catalog;
-use crate::session_read::{self, FnSink, Opened};
+use crate::session_read::{self, FnSink, Opened, Streamed};
 use crate::{Context, QueryError, QueryResult};
 
 /// One session read in full (or its ledgers folded), with its facts.
@@ -62,6 +62,19 @@ pub fn load(ctx: &Context, reference: &str) -> QueryResult<Loaded> {
 /// warnings but no events, and `facts.statuses` is empty.
 pub fn load_ledgers(ctx: &Context, reference: &str) -> QueryResult<Loaded> {
     let opened = session_read::open(ctx, reference)?;
+    let (session, facts, event_count) = fold_ledgers(&opened)?;
+    Ok(Loaded {
+        catalog: opened.catalog,
+        session,
+        facts,
+        event_count,
+    })
+}
+
+/// Folds the ledgers of the session `src` streams (local, or stored elsewhere: the team
+/// store, issue 22): the session's header and warnings without events, its ledger facts
+/// (`statuses` empty) and how many events it has.
+pub fn fold_ledgers(src: &dyn Streamed) -> QueryResult<(Session, Facts, usize)> {
     let mut fold = scry_facts::LedgerFold::new();
     let mut count = 0usize;
     let mut warnings: Vec<Warning> = Vec::new();
@@ -73,26 +86,23 @@ pub fn load_ledgers(ctx: &Context, reference: &str) -> QueryResult<Loaded> {
             },
             on_warning: |w: Warning| warnings.push(w),
         };
-        opened.stream(&mut sink)?
+        src.stream(&mut sink)?
     };
     let ledgers = fold.finish(&header);
-    Ok(Loaded {
-        catalog: opened.catalog,
-        session: Session {
-            header,
-            events: Vec::new(),
-            warnings,
-        },
-        facts: Facts {
-            files: ledgers.files,
-            commands: ledgers.commands,
-            failures: ledgers.failures,
-            jobs: ledgers.jobs,
-            statuses: Vec::new(),
-            tokens: ledgers.tokens,
-        },
-        event_count: count,
-    })
+    let session = Session {
+        header,
+        events: Vec::new(),
+        warnings,
+    };
+    let facts = Facts {
+        files: ledgers.files,
+        commands: ledgers.commands,
+        failures: ledgers.failures,
+        jobs: ledgers.jobs,
+        statuses: Vec::new(),
+        tokens: ledgers.tokens,
+    };
+    Ok((session, facts, count))
 }
 
 /// Streams `opened` into a [`Session`].

@@ -29,7 +29,7 @@ use crate::session_read::FnSink;
 use crate::Context;
 
 pub use price::{CustomPrice, PriceTable};
-pub use report::{usage, By, Period, Pricing, UsageReport, UsageRequest, UsageRow};
+pub use report::{usage, usage_from, By, Period, Pricing, UsageReport, UsageRequest, UsageRow};
 pub use statusline::{statusline, Statusline};
 
 /// One model request.
@@ -84,6 +84,8 @@ pub struct SessionUsage {
     pub updated: Option<Timestamp>,
     /// The uri of the root session it folds into (itself for a root).
     pub root: String,
+    /// The machine it was pushed from (a team store, issue 22); `None`: this host.
+    pub machine: Option<String>,
     /// Its model requests in order.
     pub requests: Vec<Request>,
 }
@@ -145,19 +147,7 @@ pub fn collect(
                 let Some(entry) = crate::catalog::keep(&ctx.exclusions, file, header) else {
                     continue;
                 };
-                let header = entry.header;
-                sessions.push(SessionUsage {
-                    provider: header.provider,
-                    id: header.id.clone(),
-                    uri: header.uri.clone(),
-                    cwd: header.cwd.clone(),
-                    title: header.title.clone(),
-                    kind: header.kind,
-                    parent: header.parent.clone(),
-                    updated: header.updated,
-                    root: header.uri.clone(),
-                    requests,
-                })
+                sessions.push(SessionUsage::of(&entry.header, None, requests))
             }
             Err(w) => warnings.push(w),
         }
@@ -166,13 +156,33 @@ pub fn collect(
     Ok((sessions, warnings))
 }
 
+impl SessionUsage {
+    /// The usage of the session `header` names, from `machine` (`None`: this host), with its
+    /// requests in order; its own root until [`fold_roots`].
+    pub fn of(header: &Header, machine: Option<String>, requests: Vec<Request>) -> SessionUsage {
+        SessionUsage {
+            provider: header.provider,
+            id: header.id.clone(),
+            uri: header.uri.clone(),
+            cwd: header.cwd.clone(),
+            title: header.title.clone(),
+            kind: header.kind,
+            parent: header.parent.clone(),
+            updated: header.updated,
+            root: header.uri.clone(),
+            machine,
+            requests,
+        }
+    }
+}
+
 /// Sets each session's `root`: a subagent (or any non-main kind) folds into its parent's root
-/// of the same provider, when that session was read.
-fn fold_roots(sessions: &mut [SessionUsage]) {
-    let by_id: HashMap<(ProviderId, String), usize> = sessions
+/// of the same provider (and machine), when that session was read.
+pub fn fold_roots(sessions: &mut [SessionUsage]) {
+    let by_id: HashMap<(Option<String>, ProviderId, String), usize> = sessions
         .iter()
         .enumerate()
-        .map(|(i, s)| ((s.provider, s.id.clone()), i))
+        .map(|(i, s)| ((s.machine.clone(), s.provider, s.id.clone()), i))
         .collect();
     let roots: Vec<String> = (0..sessions.len())
         .map(|i| {
@@ -185,7 +195,7 @@ fn fold_roots(sessions: &mut [SessionUsage]) {
                 match s
                     .parent
                     .as_ref()
-                    .and_then(|p| by_id.get(&(s.provider, p.clone())))
+                    .and_then(|p| by_id.get(&(s.machine.clone(), s.provider, p.clone())))
                 {
                     Some(&p) if p != at => at = p,
                     _ => break,

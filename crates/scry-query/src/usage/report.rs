@@ -327,6 +327,19 @@ impl RowAcc {
 /// Runs a usage report (issue 19): reads every session of the providers asked for, prices each
 /// request and sums them into the report's rows.
 pub fn usage(ctx: &Context, req: &UsageRequest, pricing: &Pricing) -> QueryResult<UsageReport> {
+    usage_from(req, pricing, |providers, since| collect(ctx, providers, since, None))
+}
+
+/// [`usage`] over the sessions `read` gives for the providers asked (all when empty) that may
+/// hold a request at or after `since` (this machine's, or a team store's: issue 22).
+pub fn usage_from(
+    req: &UsageRequest,
+    pricing: &Pricing,
+    read: impl FnOnce(
+        &[scry_model::ProviderId],
+        Option<Timestamp>,
+    ) -> QueryResult<(Vec<SessionUsage>, Vec<Warning>)>,
+) -> QueryResult<UsageReport> {
     let tz = match &req.timezone {
         Some(name) => TimeZone::get(name).map_err(|_| {
             bad(
@@ -351,7 +364,7 @@ pub fn usage(ctx: &Context, req: &UsageRequest, pricing: &Pricing) -> QueryResul
         .transpose()?;
     let providers = crate::filter::providers(req.provider.as_deref())?;
     let table = PriceTable::with_custom(&pricing.prices);
-    let (sessions, warnings) = collect(ctx, &providers, since, None)?;
+    let (sessions, warnings) = read(&providers, since)?;
     Ok(build(
         req, &table, &tz, now, since, until, &sessions, warnings,
     ))
@@ -386,7 +399,7 @@ pub fn build(
             By::Model => r.model.clone(),
             By::Provider => s.provider.to_string(),
             By::Project => s.cwd.clone().unwrap_or_else(|| "unknown".into()),
-            By::Machine => machine.clone(),
+            By::Machine => s.machine.clone().unwrap_or_else(|| machine.clone()),
         }
     };
     let mut totals = RowAcc::default();

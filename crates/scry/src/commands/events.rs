@@ -109,7 +109,7 @@ fn row_text(r: &EventRow, s: Style) -> String {
     out
 }
 
-fn page_text(p: &EventPage, s: Style) -> Output {
+pub(super) fn page_text(p: &EventPage, s: Style) -> Output {
     let mut out = title(&p.header, s);
     out.push('\n');
     for r in &p.events {
@@ -177,7 +177,7 @@ fn related_text(r: &Related) -> String {
     t
 }
 
-fn relations_text(r: &Relations, s: Style) -> Output {
+pub(super) fn relations_text(r: &Relations, s: Style) -> Output {
     let e = &r.event;
     let mut out = vec![title(&r.header, s), row_head(e, s)];
     if !e.preview.is_empty() {

@@ -44,7 +44,7 @@ pub fn status(row: &CommandRow) -> String {
     }
 }
 
-fn text(report: &CommandsReport, s: Style) -> String {
+pub(super) fn text(report: &CommandsReport, s: Style) -> String {
     let t = report.total;
     let mut out = vec![s.bold(&loaded::title_of(&report.session))];
     let mut summary = format!(

@@ -49,7 +49,7 @@ pub fn fixed(f: &Failure) -> String {
     }
 }
 
-fn text(report: &ErrorsReport, s: Style) -> String {
+pub(super) fn text(report: &ErrorsReport, s: Style) -> String {
     let fs = &report.failures;
     let fixed_n = report.total.fixed_later;
     let mut out = vec![s.bold(&loaded::title_of(&report.session))];

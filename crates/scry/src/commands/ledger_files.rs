@@ -33,7 +33,7 @@ pub fn run(ctx: &Ctx, args: &FilesArgs) -> CliResult<Output> {
     Ok(text(&r, Style::new(ctx.color)).into())
 }
 
-fn text(report: &FilesReport, s: Style) -> String {
+pub(super) fn text(report: &FilesReport, s: Style) -> String {
     let g = report.group.group();
     let writes = &report.writes;
     let fc = report.counts.files;

@@ -43,7 +43,7 @@ pub fn status(j: &Job) -> &'static str {
     }
 }
 
-fn text(report: &JobsReport, s: Style) -> String {
+pub(super) fn text(report: &JobsReport, s: Style) -> String {
     let jobs = &report.jobs;
     let mut out = vec![s.bold(&loaded::title_of(&report.session))];
     out.push(render::count(jobs.len() as u64, "background job"));

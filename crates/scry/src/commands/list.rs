@@ -26,9 +26,6 @@ pub struct ListArgs {
 
 /// Runs `scry list`.
 pub fn run(ctx: &Ctx, args: &ListArgs) -> CliResult<Output> {
-    if let Some(url) = &ctx.store {
-        return super::team::list(ctx, url, args);
-    }
     let list = scry_query::list(ctx, &args.query())?;
     if ctx.json {
         return Ok(crate::output::json_out(&list.to_json()).into());
@@ -36,6 +33,7 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> CliResult<Output> {
     Ok(text(
         &list,
         args.request.filter.global(),
+        &[],
         Style::new(ctx.color),
     ))
 }
@@ -75,7 +73,8 @@ fn short_id(id: &str, all: &[String]) -> String {
     id.chars().take(len).collect()
 }
 
-pub(super) fn text(list: &SessionList, global: bool, s: Style) -> Output {
+/// The text of `list`; `machines` (one per row, from a team store) adds a machine column.
+pub(super) fn text(list: &SessionList, global: bool, machines: &[String], s: Style) -> Output {
     let (rows, ids, hidden, warnings) = (&list.rows, &list.ids, list.hidden, &list.warnings);
     let mut out = String::new();
     let mut notes = String::new();
@@ -99,11 +98,17 @@ pub(super) fn text(list: &SessionList, global: bool, s: Style) -> Output {
         .max()
         .unwrap_or(8)
         .max(8);
+    // A team store's machine column (with its gap), after the time.
+    let mw = machines
+        .iter()
+        .map(|m| m.chars().count())
+        .max()
+        .map_or(0, |w| w.clamp(7, 16) + 2);
     // time 16 + provider + id + four gaps of 2 = the fixed part; title and cwd share the rest.
-    let free = render::WIDTH.saturating_sub(16 + pw + iw + 8);
+    let free = render::WIDTH.saturating_sub(16 + mw + pw + iw + 8);
     let cwd_w = free * 2 / 5;
     let title_w = free - cwd_w;
-    for (row, id) in rows.iter().zip(&shorts) {
+    for (i, (row, id)) in rows.iter().zip(&shorts).enumerate() {
         let h = &row.header;
         let mut title = h.title.clone().unwrap_or_else(|| "(untitled)".into());
         if h.kind != SessionKind::Main {
@@ -122,8 +127,12 @@ pub(super) fn text(list: &SessionList, global: bool, s: Style) -> Output {
             format!("{t}{} {}", " ".repeat(pad), s.dim(&label))
         };
         let cwd = render::clip_left(h.cwd.as_deref().unwrap_or("-"), cwd_w);
+        let machine = match machines.get(i) {
+            Some(m) => format!("{}  ", render::cell(m, mw - 2)),
+            None => String::new(),
+        };
         let line = format!(
-            "{}  {}  {}  {}  {}",
+            "{}  {machine}{}  {}  {}  {}",
             render::cell(&render::time(h.updated), 16),
             s.cyan(&render::cell(h.provider.as_str(), pw)),
             render::cell(id, iw),

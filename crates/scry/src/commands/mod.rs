@@ -141,6 +141,11 @@ pub enum Command {
 /// `grammar` is the whole command line's grammar (`crate::cli::command`), handed in by the
 /// caller so that no command imports the grammar that imports every command.
 pub fn run(ctx: &Ctx, command: &Command, grammar: fn() -> clap::Command) -> CliResult<Output> {
+    if let Some(url) = &ctx.store {
+        if let Some(answer) = team::run(ctx, url, command) {
+            return answer;
+        }
+    }
     match command {
         Command::List(args) => list::run(ctx, args),
         Command::Show(args) => show::run(ctx, args),

@@ -41,24 +41,32 @@ impl SearchArgs {
 
 /// Runs `scry search`.
 pub fn run(ctx: &Ctx, args: &SearchArgs) -> CliResult<Output> {
-    if let Some(url) = &ctx.store {
-        return super::team::search(ctx, url, args);
-    }
     let result = scry_query::search(ctx, &args.query())?;
     if ctx.json {
         return Ok(crate::output::json_out(&result.to_json()).into());
     }
-    Ok(text(&result, Style::new(ctx.color), ctx.color))
+    Ok(text(&result, &[], Style::new(ctx.color), ctx.color))
 }
 
-pub(super) fn text(result: &scry_query::SearchResult, s: Style, color: bool) -> Output {
+/// The text of `search`; `machines` (one per session, from a team store) names each session
+/// `machine/provider:id`, the reference that picks it in the store.
+pub(super) fn text(
+    result: &scry_query::SearchResult,
+    machines: &[String],
+    s: Style,
+    color: bool,
+) -> Output {
     let r = &result.response;
     let mut out = String::new();
     for (i, sh) in r.sessions.iter().enumerate() {
         let h = &sh.header;
+        let uri = match machines.get(i) {
+            Some(m) => format!("{m}/{}", h.uri),
+            None => h.uri.clone(),
+        };
         out.push_str(&s.bold(&format!(
             "{}  {}",
-            h.uri,
+            uri,
             render::clip(h.title.as_deref().unwrap_or("(untitled)"), 60)
         )));
         let superseded = sh
@@ -90,7 +98,7 @@ pub(super) fn text(result: &scry_query::SearchResult, s: Style, color: bool) -> 
             out.push_str(&format!(
                 "  … {} more in this session (raise --max-hits or --session {})\n",
                 sh.hit_count.saturating_sub(sh.hits.len()),
-                h.uri
+                uri
             ));
         }
     }

@@ -28,9 +28,6 @@ pub struct ShowArgs {
 
 /// Runs `scry show`.
 pub fn run(ctx: &Ctx, args: &ShowArgs) -> CliResult<Output> {
-    if let Some(url) = &ctx.store {
-        return super::team::show(ctx, url, args);
-    }
     let ov = scry_query::overview(ctx, &args.request.id)?;
     if ctx.json {
         return Ok(crate::output::json_out(&ov.to_json()).into());

@@ -31,8 +31,14 @@ pub fn run(ctx: &Ctx, args: &TuiArgs) -> CliResult<Output> {
         ));
     }
     let list = args.filter.query(scry_tui::list::LIMIT);
-    // Bad filters fail here with their one line and exit code, before the screen is taken.
-    scry_query::list(
+    // `--store`: the team store's sessions (issue 22), read without a live poll.
+    let source = match &ctx.store {
+        Some(url) => super::team::tui_source(ctx, url)?,
+        None => scry_tui::Source::local(ctx.query.clone()),
+    };
+    // Bad filters (or an unreachable store) fail here with their one line and exit code,
+    // before the screen is taken.
+    source.reader.list(
         ctx,
         &ListQuery {
             limit: 1,
@@ -44,7 +50,7 @@ pub fn run(ctx: &Ctx, args: &TuiArgs) -> CliResult<Output> {
         color: ctx.color,
         now: None,
     };
-    let app = scry_tui::run(ctx.query.clone(), opts)
+    let app = scry_tui::run(source, opts)
         .map_err(|e| CliError::new(ErrorCode::Aborted, format!("terminal error: {e}")))?;
     Ok(match app.resume_line() {
         Some(Ok(line)) => Output {

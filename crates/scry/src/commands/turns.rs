@@ -27,9 +27,6 @@ pub struct TurnsArgs {
 /// Runs `scry turns`.
 pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
     let keep = if ctx.json { KEEP_JSON } else { KEEP_TEXT };
-    if let Some(url) = &ctx.store {
-        return super::team::turns(ctx, url, args, keep);
-    }
     let dir = scry_query::turns(ctx, &args.request.id, keep)?;
     if ctx.json {
         return Ok(crate::output::json_out(&dir.to_json()).into());

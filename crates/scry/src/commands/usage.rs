@@ -96,11 +96,16 @@ pub fn run(ctx: &Ctx, args: &UsageArgs) -> CliResult<Output> {
         return statusline(ctx, args, &input);
     }
     let r = scry_query::usage::usage(ctx, &args.request(), &pricing(ctx)?)?;
+    output(ctx, args, &r)
+}
+
+/// What `scry usage` prints of report `r` (local, or from a team store).
+pub(super) fn output(ctx: &Ctx, args: &UsageArgs, r: &UsageReport) -> CliResult<Output> {
     if ctx.json {
-        let v = serde_json::to_value(&r).unwrap_or(Value::Null);
+        let v = serde_json::to_value(r).unwrap_or(Value::Null);
         return Ok(crate::output::json_out(&v).into());
     }
-    let mut out = text(&r, args.request.by.is_some(), Style::new(ctx.color));
+    let mut out = text(r, args.request.by.is_some(), Style::new(ctx.color));
     if r.rows.is_empty() {
         out = "no usage found\n".to_string();
     }

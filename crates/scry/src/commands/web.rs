@@ -80,7 +80,9 @@ pub struct WebArgs {
 /// Runs `scry web`: listens, prints the page's address, and serves until interrupted.
 pub fn run(ctx: &Ctx, args: &WebArgs) -> CliResult<Output> {
     let ip = loopback_ip(&args.host)?;
-    let opts = ApiOptions::for_bind(&args.host, ip, None, !args.redact);
+    let mut opts = ApiOptions::for_bind(&args.host, ip, None, !args.redact);
+    // `--store`: the page reads the team store through the same routes as `serve --store`.
+    opts.store.clone_from(&ctx.store);
     let scope = match args.scope.as_deref() {
         None => "global".to_string(),
         Some("cwd") => ctx.cwd.to_string_lossy().into_owned(),

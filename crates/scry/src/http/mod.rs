@@ -15,6 +15,7 @@ pub mod openapi;
 mod routes;
 pub mod server;
 pub mod stream;
+mod team;
 
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};

@@ -72,6 +72,9 @@ impl Route {
         if REVISIONED.contains(&self.path) {
             out.push(as_door(&REVISION));
         }
+        if MACHINED.contains(&self.path) {
+            out.push(as_door(&MACHINE));
+        }
         out
     }
 }
@@ -95,6 +98,16 @@ const REVISION: Param = p(
     "revision",
     "integer",
     "Read earlier revision N of the session, kept by the index when its source was rewritten shorter or changed (1 = the most recent; 0 = current)",
+);
+
+/// The routes that take a team store's `machine` filter (issue 22; refused without a store).
+pub const MACHINED: &[&str] = &["/v1/sessions", "/v1/search"];
+
+/// `machine`: only one machine's sessions, from a team store.
+const MACHINE: Param = p(
+    "machine",
+    "string",
+    "Only this machine's sessions (a server reading a team store: serve --store)",
 );
 
 const fn p(name: &'static str, kind: &'static str, doc: &'static str) -> Param {

@@ -19,7 +19,7 @@ use scry_query::{
 use serde_json::{json, Value};
 
 use super::openapi::{self, Route};
-use super::{error_response, json_response, Api};
+use super::{error_response, json_response, team, Api};
 
 /// The query parameters of one request, checked against the route's list.
 pub(super) struct Params(Vec<(String, String)>, &'static Route);
@@ -75,7 +75,7 @@ impl Params {
         let given = self
             .0
             .iter()
-            .filter(|(k, _)| k != "revision")
+            .filter(|(k, _)| k != "revision" && k != "machine")
             .map(|(k, v)| (self.1.field(k).to_string(), Value::String(v.clone())))
             .chain(id.map(|id| ("id".to_string(), Value::String(id))));
         crate::door::request(given, crate::door::Given::Text).map_err(|e| {
@@ -282,9 +282,10 @@ async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     answer(api, "/v1/sessions", raw, |api, p| {
         let req: ListRequest = p.typed(None, &[("kind", ErrorCode::InvalidFilter)])?;
         let q = req.query();
-        if let Some(url) = &api.opts.store {
-            let mut store = scry_team::read::Store::open(url)?;
-            return Ok(scry_team::read::list(&api.ctx, &mut store, &q, None)?.to_json());
+        let machine = team::machine(api, p.get("machine"))?;
+        if let Some(mut store) = team::store(api)? {
+            let m = machine.as_deref();
+            return team::json(scry_team::read::list(&api.ctx, &mut store, &q, m));
         }
         Ok(scry_query::list(&api.ctx, &q)?.to_json())
     })
@@ -294,9 +295,8 @@ async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
 async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}", raw, move |api, p| {
         let req: scry_query::ShowRequest = p.request(id)?;
-        if let Some(url) = &api.opts.store {
-            let mut store = scry_team::read::Store::open(url)?;
-            return Ok(scry_team::read::overview(&api.ctx, &mut store, &req.id)?.to_json());
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::read::overview(&api.ctx, &mut store, &req.id));
         }
         Ok(scry_query::overview(&p.ctx(&api.ctx)?, &req.id)?.to_json())
     })
@@ -306,9 +306,8 @@ async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn turns(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/turns", raw, move |api, p| {
         let req: scry_query::TurnsRequest = p.request(id)?;
-        if let Some(url) = &api.opts.store {
-            let mut store = scry_team::read::Store::open(url)?;
-            return Ok(scry_team::read::turns(&mut store, &req.id, KEEP_JSON)?.to_json());
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::read::turns(&mut store, &req.id, KEEP_JSON));
         }
         Ok(scry_query::turns(&p.ctx(&api.ctx)?, &req.id, KEEP_JSON)?.to_json())
     })
@@ -320,13 +319,24 @@ async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
         let req: TurnRequest = p.typed(Some(id), &[("around", ErrorCode::InvalidWindow)])?;
         if let Some(event) = req.around {
             let radius = req.radius.unwrap_or(5);
-            return Ok(
-                scry_query::event_window(&p.ctx(&api.ctx)?, &req.id, event, radius, req.max_chars)?
-                    .to_json(),
-            );
+            if let Some(mut store) = team::store(api)? {
+                let w = scry_query::read::window(&req.id, event, radius, req.max_chars)?;
+                return team::json(scry_team::inside::read(&mut store, &w));
+            }
+            return Ok(scry_query::event_window(
+                &p.ctx(&api.ctx)?,
+                &req.id,
+                event,
+                radius,
+                req.max_chars,
+            )?
+            .to_json());
         }
         let read =
             req.read("give exactly one of turns, event, locator, call, artifact (or around)")?;
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::inside::read(&mut store, &read));
+        }
         Ok(scry_query::read(&p.ctx(&api.ctx)?, &read)?.to_json())
     })
     .await
@@ -345,7 +355,19 @@ async fn events(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
                 ));
             }
             let seq = scry_query::events::relations::parse_target(target)?;
+            if let Some(mut store) = team::store(api)? {
+                return team::json(scry_team::inside::relations(&mut store, &req.id, seq));
+            }
             return Ok(scry_query::relations(&p.ctx(&api.ctx)?, &req.id, seq)?.to_json());
+        }
+        if let Some(mut store) = team::store(api)? {
+            let page = req.page();
+            return team::json(scry_team::inside::events(
+                &mut store,
+                &req.id,
+                &req.filter,
+                &page,
+            ));
         }
         Ok(scry_query::events(&p.ctx(&api.ctx)?, &req.id, &req.filter, &req.page())?.to_json())
     })
@@ -354,6 +376,7 @@ async fn events(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 
 async fn lineage(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/lineage", raw, move |api, _| {
+        team::not_served(api, "/v1/sessions/{id}/lineage")?;
         Ok(scry_query::lineage(&api.ctx, &id_of(id)?)?.to_json())
     })
     .await
@@ -362,9 +385,10 @@ async fn lineage(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn search(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     answer(api, "/v1/search", raw, |api, p| {
         let q: SearchQuery = p.typed(None, &[])?;
-        if let Some(url) = &api.opts.store {
-            let mut store = scry_team::read::Store::open(url)?;
-            return Ok(scry_team::read::search(&api.ctx, &mut store, &q, None)?.to_json());
+        let machine = team::machine(api, p.get("machine"))?;
+        if let Some(mut store) = team::store(api)? {
+            let m = machine.as_deref();
+            return team::json(scry_team::read::search(&api.ctx, &mut store, &q, m));
         }
         Ok(scry_query::search(&p.ctx(&api.ctx)?, &q)?.to_json())
     })
@@ -373,6 +397,7 @@ async fn search(State(api): State<Arc<Api>>, raw: Raw) -> Response {
 
 async fn headers(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     answer(api, "/v1/headers", raw, |api, p| {
+        team::not_served(api, "/v1/headers")?;
         let ids: Vec<String> = p
             .get("ids")
             .unwrap_or_default()
@@ -403,6 +428,9 @@ fn report<T: serde::Serialize>(r: QueryResult<T>) -> QueryResult<Value> {
 async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/commands", raw, move |api, p| {
         let req: scry_query::CommandsRequest = p.request(id)?;
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::inside::commands(&mut store, &req));
+        }
         report(scry_query::commands(&p.ctx(&by_id(api))?, &req))
     })
     .await
@@ -411,6 +439,9 @@ async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn files(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/files", raw, move |api, p| {
         let req: scry_query::FilesRequest = p.request(id)?;
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::inside::files(&mut store, &req));
+        }
         report(scry_query::files(&p.ctx(&by_id(api))?, &req))
     })
     .await
@@ -419,6 +450,9 @@ async fn files(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn errors(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/errors", raw, move |api, p| {
         let req: scry_query::ErrorsRequest = p.request(id)?;
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::inside::errors(&mut store, &req));
+        }
         report(scry_query::errors(&p.ctx(&by_id(api))?, &req))
     })
     .await
@@ -427,6 +461,9 @@ async fn errors(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn jobs(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/sessions/{id}/jobs", raw, move |api, p| {
         let req: scry_query::JobsRequest = p.request(id)?;
+        if let Some(mut store) = team::store(api)? {
+            return team::json(scry_team::inside::jobs(&mut store, &req));
+        }
         report(scry_query::jobs(&p.ctx(&by_id(api))?, &req))
     })
     .await
@@ -434,6 +471,7 @@ async fn jobs(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 
 async fn graph(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
     answer(api, "/v1/graph/{id}", raw, move |api, p| {
+        team::not_served(api, "/v1/graph/{id}")?;
         let req: scry_query::GraphRequest = p.request(id)?;
         report(scry_query::graph(&by_id(api), &req))
     })
@@ -452,7 +490,12 @@ async fn usage(State(api): State<Arc<Api>>, raw: Raw) -> Response {
             },
             now: None,
         };
-        report(scry_query::usage::usage(&api.ctx, &req, &pricing))
+        let r = match team::store(api)? {
+            Some(mut store) => scry_team::inside::usage(&mut store, &req, &pricing, None)?,
+            None => scry_query::usage::usage(&api.ctx, &req, &pricing)?,
+        };
+        serde_json::to_value(&r)
+            .map_err(|e| QueryError::new(ErrorCode::Aborted, format!("usage report: {e}")))
     })
     .await
 }

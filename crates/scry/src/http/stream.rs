@@ -98,7 +98,9 @@ fn ping() -> Bytes {
 
 /// `GET /v1/sessions/{id}/stream`.
 pub async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
-    let params = match checked("/v1/sessions/{id}/stream", raw) {
+    let params = match checked("/v1/sessions/{id}/stream", raw)
+        .and_then(|p| super::team::not_served(&api, "/v1/sessions/{id}/stream").map(|_| p))
+    {
         Ok(p) => p,
         Err(e) => return error_response(&e),
     };
@@ -227,7 +229,9 @@ impl Hub {
 
 /// `GET /v1/stream`.
 pub async fn list(State(api): State<Arc<Api>>, raw: Raw) -> Response {
-    if let Err(e) = checked("/v1/stream", raw) {
+    if let Err(e) =
+        checked("/v1/stream", raw).and_then(|_| super::team::not_served(&api, "/v1/stream"))
+    {
         return error_response(&e);
     }
     let mut changes = api.hub.subscribe(&api.ctx, api.opts.reveal);

@@ -5,6 +5,7 @@
 use super::*;
 
 mod live;
+mod store;
 mod usage_view;
 
 /// A chromedriver process and one browser session; both end on drop.

@@ -234,6 +234,7 @@ impl Scry {
         // The read's own page leaves room for the JSON around its text.
         let mut full = tools::call(
             &self.ctx.query,
+            self.ctx.store.as_deref(),
             spec,
             args,
             native,

@@ -7,6 +7,8 @@ use scry_model::ErrorCode;
 use scry_query::ops::to_json;
 use scry_query::turns::KEEP_JSON;
 use scry_query::{Context, QueryError, QueryResult, SearchQuery};
+use scry_team::inside;
+use scry_team::read::{self, Sessions, Store, Team};
 use serde_json::{json, Map, Value};
 
 /// One tool.
@@ -217,9 +219,12 @@ fn string(args: &Map<String, Value>, key: &str) -> Result<Option<String>, ArgErr
 
 /// The typed request of `spec` with `args`, answered by the query operation behind the CLI
 /// command of the same meaning: its JSON is that command's `--json`. `native_cursor` is the
-/// continuation of a `read` page; `budget` its page size.
+/// continuation of a `read` page; `budget` its page size. With a team `store` (`mcp --store`,
+/// issue 22) the tools that read sessions answer from it ([`either`]); trace, graph and context
+/// are refused.
 pub fn call(
     ctx: &Context,
+    store: Option<&str>,
     spec: &ToolSpec,
     args: &Map<String, Value>,
     native_cursor: Option<&str>,
@@ -241,7 +246,14 @@ pub fn call(
         }
     }
     let with_revision;
-    let ctx = match count(args, "revision").map_err(bad)? {
+    let revision = match args.get("revision") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or_else(|| bad(format!("revision must be a non-negative integer, got {v}")))?,
+        ),
+    };
+    let ctx = match revision {
         Some(n) if n > 0 => {
             with_revision = Context {
                 revision: u32::try_from(n)
@@ -255,48 +267,86 @@ pub fn call(
     match spec.name {
         "list_sessions" => {
             let req: scry_query::ListRequest = request(args).map_err(bad)?;
-            Ok(scry_query::list(ctx, &req.query())?.to_json())
+            let q = req.query();
+            either(
+                store,
+                |s| read::list(ctx, s, &q, None),
+                || Ok(scry_query::list(ctx, &q)?.to_json()),
+            )
         }
         "show_session" => {
             let req: scry_query::ShowRequest = request(args).map_err(bad)?;
-            Ok(scry_query::overview(ctx, &req.id)?.to_json())
+            let id = req.id;
+            either(
+                store,
+                |s| read::overview(ctx, s, &id),
+                || Ok(scry_query::overview(ctx, &id)?.to_json()),
+            )
         }
         "turns" => {
             let req: scry_query::TurnsRequest = request(args).map_err(bad)?;
-            Ok(scry_query::turns(ctx, &req.id, KEEP_JSON)?.to_json())
+            let id = req.id;
+            either(
+                store,
+                |s| read::turns(s, &id, KEEP_JSON),
+                || Ok(scry_query::turns(ctx, &id, KEEP_JSON)?.to_json()),
+            )
         }
         "read" => {
             let mut req: scry_query::TurnRequest = request(args).map_err(bad)?;
             req.max_chars = budget;
             req.cursor = native_cursor.map(str::to_string);
             let read = req.read("read: give exactly one of turns, event, locator, call")?;
-            Ok(scry_query::read(ctx, &read)?.to_json())
+            either(
+                store,
+                |s| inside::read(s, &read),
+                || Ok(scry_query::read(ctx, &read)?.to_json()),
+            )
         }
         "search" => {
             let q: SearchQuery = request(args).map_err(bad)?;
-            Ok(scry_query::search(ctx, &q)?.to_json())
+            either(
+                store,
+                |s| read::search(ctx, s, &q, None),
+                || Ok(scry_query::search(ctx, &q)?.to_json()),
+            )
         }
         "commands" => {
             let req: scry_query::CommandsRequest = request(args).map_err(bad)?;
-            Ok(to_json(&scry_query::commands(ctx, &req)?))
+            either(
+                store,
+                |s| inside::commands(s, &req),
+                || Ok(to_json(&scry_query::commands(ctx, &req)?)),
+            )
         }
         "files" => {
             let req: scry_query::FilesRequest = request(args).map_err(bad)?;
-            Ok(to_json(&scry_query::files(ctx, &req)?))
+            either(
+                store,
+                |s| inside::files(s, &req),
+                || Ok(to_json(&scry_query::files(ctx, &req)?)),
+            )
         }
         "errors" => {
             let req: scry_query::ErrorsRequest = request(args).map_err(bad)?;
-            Ok(to_json(&scry_query::errors(ctx, &req)?))
+            either(
+                store,
+                |s| inside::errors(s, &req),
+                || Ok(to_json(&scry_query::errors(ctx, &req)?)),
+            )
         }
         "trace" => {
+            not_from(store, "trace")?;
             let req: scry_query::TraceRequest = request(args).map_err(bad)?;
             Ok(to_json(&scry_query::trace(ctx, &req)?))
         }
         "graph" => {
+            not_from(store, "graph")?;
             let req: scry_query::GraphRequest = request(args).map_err(bad)?;
             Ok(to_json(&scry_query::graph(ctx, &req)?))
         }
         "context" => {
+            not_from(store, "context")?;
             let req: scry_query::ContextRequest = request(args).map_err(bad)?;
             Ok(to_json(&scry_query::context(ctx, &req)?))
         }
@@ -311,8 +361,40 @@ pub fn call(
                 },
                 now: None,
             };
-            Ok(to_json(&scry_query::usage::usage(ctx, &req, &pricing)?))
+            match store {
+                Some(url) => Ok(to_json(&inside::usage(
+                    &mut Store::open(url)?,
+                    &req,
+                    &pricing,
+                    None,
+                )?)),
+                None => Ok(to_json(&scry_query::usage::usage(ctx, &req, &pricing)?)),
+            }
         }
         other => Err(bad(format!("no tool {other:?}"))),
+    }
+}
+
+/// The answer from the team store at `store` (its JSON: each session with its `machine`),
+/// or, without one, the local answer.
+fn either<T: Sessions>(
+    store: Option<&str>,
+    team: impl FnOnce(&mut Store) -> QueryResult<Team<T>>,
+    local: impl FnOnce() -> QueryResult<Value>,
+) -> QueryResult<Value> {
+    match store {
+        Some(url) => Ok(team(&mut Store::open(url)?)?.to_json()),
+        None => local(),
+    }
+}
+
+/// Refuses tool `name` when answering from a team store (it is not served from one).
+fn not_from(store: Option<&str>, name: &str) -> QueryResult<()> {
+    match store {
+        Some(_) => Err(QueryError::usage(
+            ErrorCode::InvalidQuery,
+            format!("{name} is not served from a team store (mcp --store)"),
+        )),
+        None => Ok(()),
     }
 }
