@@ -68,8 +68,8 @@ pub struct RevisionRow {
     pub bytes: u64,
 }
 
-/// What the revisions hold (`doctor`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What the revisions hold (`doctor`; its JSON is `doctor --json`'s `revisions`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct RevisionStats {
     /// Earlier revisions.
     pub revisions: u64,

@@ -14,7 +14,9 @@ use scry_query::events::{events_from, EventPage, EventQuery, PageRequest, Relati
 use scry_query::ops::{self, fold_ledgers};
 use scry_query::read::read_from;
 use scry_query::session_read::Stored;
-use scry_query::usage::{fold_roots, usage_from, Request, SessionUsage, UsageReport, UsageRequest};
+use scry_query::usage::{
+    fold_roots, usage_from, Pricing, Request, SessionUsage, UsageReport, UsageRequest,
+};
 use scry_query::{
     CommandsReport, CommandsRequest, ErrorsReport, ErrorsRequest, FilesReport, FilesRequest,
     JobsReport, JobsRequest, QueryResult, ReadRequest, TurnPage,
@@ -153,9 +155,10 @@ pub fn jobs(store: &mut Store, req: &JobsRequest) -> QueryResult<Team<JobsReport
 pub fn usage(
     store: &mut Store,
     req: &UsageRequest,
+    pricing: &Pricing,
     machine: Option<&str>,
 ) -> QueryResult<UsageReport> {
-    usage_from(req, |providers, since| {
+    usage_from(req, pricing, |providers, since| {
         let rows = store.listed(machine, providers)?;
         let mut sessions = Vec::with_capacity(rows.len());
         let warnings: Vec<Warning> = Vec::new();

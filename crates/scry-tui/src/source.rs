@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use scry_query::usage::{UsageReport, UsageRequest};
+use scry_query::usage::{Pricing, UsageReport, UsageRequest};
 use scry_query::{
     CommandsReport, CommandsRequest, Context, ErrorsReport, ErrorsRequest, FilesReport,
     FilesRequest, ListQuery, QueryResult, ReadRequest, SearchQuery, SearchResult, SessionList,
@@ -29,7 +29,12 @@ pub trait Reader {
     /// `scry_query::errors`.
     fn errors(&self, ctx: &Context, req: &ErrorsRequest) -> QueryResult<ErrorsReport>;
     /// `scry_query::usage::usage`.
-    fn usage(&self, ctx: &Context, req: &UsageRequest) -> QueryResult<UsageReport>;
+    fn usage(
+        &self,
+        ctx: &Context,
+        req: &UsageRequest,
+        pricing: &Pricing,
+    ) -> QueryResult<UsageReport>;
     /// Whether the sessions' source files are on this machine (the live poll stats them).
     fn live(&self) -> bool;
 }
@@ -60,8 +65,13 @@ impl Reader for Local {
     fn errors(&self, ctx: &Context, req: &ErrorsRequest) -> QueryResult<ErrorsReport> {
         scry_query::errors(ctx, req)
     }
-    fn usage(&self, ctx: &Context, req: &UsageRequest) -> QueryResult<UsageReport> {
-        scry_query::usage::usage(ctx, req)
+    fn usage(
+        &self,
+        ctx: &Context,
+        req: &UsageRequest,
+        pricing: &Pricing,
+    ) -> QueryResult<UsageReport> {
+        scry_query::usage::usage(ctx, req, pricing)
     }
     fn live(&self) -> bool {
         true

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use scry_sources::{doctor as check_sources, registry, DoctorReport as SourcesReport};
-use scry_store::{ArchiveStats, IndexHealth};
+use scry_store::{ArchiveStats, IndexHealth, RevisionStats};
 use serde::{Deserialize, Serialize};
 
 use crate::Context;
@@ -56,7 +56,7 @@ pub struct WatcherReport {
 }
 
 /// The answer of [`doctor`] (`scry doctor --json`): the sources' report, and the index's
-/// `index`, `watcher` and `archive` (`null` when there is none: `--no-index`, no lease, an
+/// `index`, `watcher`, `archive` and `revisions` (`null` when there is none: `--no-index`, no lease, an
 /// index that cannot be read).
 #[derive(Debug, Clone, Serialize)]
 pub struct DoctorReport {
@@ -69,6 +69,8 @@ pub struct DoctorReport {
     pub watcher: Option<WatcherReport>,
     /// Sessions whose source is gone, kept by a healthy index.
     pub archive: Option<ArchiveStats>,
+    /// Earlier revisions of rewritten sources, kept by a healthy index (issue 20).
+    pub revisions: Option<RevisionStats>,
 }
 
 /// Checks every source and the index (read-only: doctor never writes to the index).
@@ -107,10 +109,12 @@ pub fn doctor(ctx: &Context, _req: &DoctorRequest) -> DoctorReport {
             waiting: l.waiting,
         });
     let archive = healthy.and_then(|i| scry_store::archive_at(&i.path));
+    let revisions = healthy.and_then(|i| scry_store::revisions_at(&i.path));
     DoctorReport {
         sources,
         index,
         watcher,
         archive,
+        revisions,
     }
 }

@@ -327,7 +327,9 @@ impl RowAcc {
 /// Runs a usage report (issue 19): reads every session of the providers asked for, prices each
 /// request and sums them into the report's rows.
 pub fn usage(ctx: &Context, req: &UsageRequest, pricing: &Pricing) -> QueryResult<UsageReport> {
-    usage_from(req, pricing, |providers, since| collect(ctx, providers, since, None))
+    usage_from(req, pricing, |providers, since| {
+        collect(ctx, providers, since, None)
+    })
 }
 
 /// [`usage`] over the sessions `read` gives for the providers asked (all when empty) that may

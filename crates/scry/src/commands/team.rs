@@ -11,11 +11,11 @@ use std::rc::Rc;
 
 use scry_model::ErrorCode;
 use scry_query::turns::{KEEP_JSON, KEEP_TEXT};
-use scry_query::usage::{UsageReport, UsageRequest};
+use scry_query::usage::{Pricing, UsageReport, UsageRequest};
 use scry_query::{
-    CommandsReport, CommandsRequest, Context, ErrorsReport, ErrorsRequest, EventQuery, FilesReport,
-    FilesRequest, ListQuery, PageRequest, QueryResult, ReadRequest, SearchQuery, SearchResult,
-    SessionList, TurnPage, TurnsDir,
+    CommandsReport, CommandsRequest, Context, ErrorsReport, ErrorsRequest, FilesReport,
+    FilesRequest, ListQuery, QueryResult, ReadRequest, SearchQuery, SearchResult, SessionList,
+    TurnPage, TurnsDir,
 };
 use scry_team::inside;
 use scry_team::read::{self, Sessions, Store, Team};
@@ -166,9 +166,10 @@ fn events(ctx: &Ctx, url: &str, args: &super::events::EventsArgs) -> CliResult<O
     }
     let s = Style::new(ctx.color);
     let mut store = open(url)?;
-    if let Some(target) = &args.relations {
+    let req = &args.request;
+    if let Some(target) = &req.relations {
         let seq = scry_query::events::relations::parse_target(target)?;
-        let team = inside::relations(&mut store, &args.id, seq)?;
+        let team = inside::relations(&mut store, &req.id, seq)?;
         if ctx.json {
             return Ok(json_out(&team.to_json()).into());
         }
@@ -177,19 +178,7 @@ fn events(ctx: &Ctx, url: &str, args: &super::events::EventsArgs) -> CliResult<O
             &team.machines,
         ));
     }
-    let q = EventQuery {
-        seq: args.seq.clone(),
-        since: args.since.clone(),
-        until: args.until.clone(),
-        kind: args.kind.clone(),
-        surface: args.surface.clone(),
-        text: args.text.clone(),
-    };
-    let page = PageRequest {
-        limit: args.limit,
-        cursor: args.cursor.clone(),
-    };
-    let team = inside::events(&mut store, &args.id, &q, &page)?;
+    let team = inside::events(&mut store, &req.id, &req.filter, &req.page())?;
     if ctx.json {
         return Ok(json_out(&team.to_json()).into());
     }
@@ -222,9 +211,10 @@ fn usage(ctx: &Ctx, url: &str, args: &super::usage::UsageArgs) -> CliResult<Outp
             "`usage statusline` reports this machine's current session: it does not read from a team store",
         ));
     }
-    let req = args.request(ctx)?;
+    let req = args.request();
+    let pricing = super::usage::pricing(&ctx.query)?;
     let mut store = open(url)?;
-    let r = inside::usage(&mut store, &req, None)?;
+    let r = inside::usage(&mut store, &req, &pricing, None)?;
     super::usage::output(ctx, args, &r)
 }
 
@@ -267,8 +257,13 @@ impl scry_tui::Reader for TuiReader {
     fn errors(&self, _: &Context, req: &ErrorsRequest) -> QueryResult<ErrorsReport> {
         Ok(inside::errors(&mut self.store.borrow_mut(), req)?.report)
     }
-    fn usage(&self, _: &Context, req: &UsageRequest) -> QueryResult<UsageReport> {
-        inside::usage(&mut self.store.borrow_mut(), req, None)
+    fn usage(
+        &self,
+        _: &Context,
+        req: &UsageRequest,
+        pricing: &Pricing,
+    ) -> QueryResult<UsageReport> {
+        inside::usage(&mut self.store.borrow_mut(), req, pricing, None)
     }
     fn live(&self) -> bool {
         false

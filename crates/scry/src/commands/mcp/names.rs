@@ -240,7 +240,8 @@ fn list_names_agree() {
     // `--machine` filters the team store's list (`--store`), which HTTP and MCP do not read.
     assert_eq!(subcommand("list"), but(&f, &["machine"], &[]));
     assert_eq!(cli::<list::ListArgs>(), but(&f, &["machine"], &[]));
-    assert_eq!(http("/v1/sessions"), f);
+    // `machine` filters a team store's sessions (`serve --store`), refused without one.
+    assert_eq!(http("/v1/sessions"), but(&f, &["machine"], &[]));
     // MCP's `cursor` is every tool's own continuation.
     assert_eq!(mcp("list_sessions"), but(&f, &[], &["cursor"]));
     // `scry tui` takes the list's session filters.
@@ -252,10 +253,12 @@ fn list_names_agree() {
 #[test]
 fn search_names_agree() {
     let f = fields::<scry_query::SearchQuery>();
-    assert_eq!(subcommand("search"), but(&f, &["machine"], &[]));
-    assert_eq!(cli::<search::SearchArgs>(), but(&f, &["machine"], &[]));
+    // `--revision` reads an earlier revision of the `--session` searched (issue 20).
+    let m = but(&f, &["machine"], &[]);
+    assert_eq!(less_revision(subcommand("search")), m);
+    assert_eq!(less_revision(cli::<search::SearchArgs>()), m);
     // HTTP names the query `q` (the route's alias), for the same field.
-    assert_eq!(http("/v1/search"), f);
+    assert_eq!(less_revision(http("/v1/search")), m);
     assert!(crate::http::openapi::route("/v1/search")
         .unwrap()
         .query_params()
@@ -342,14 +345,14 @@ fn http_text_becomes_list_search_and_usage_requests() {
 #[test]
 fn show_and_turns_names_agree() {
     let f = fields::<scry_query::ShowRequest>();
-    assert_eq!(subcommand("show"), f);
-    assert_eq!(cli::<crate::commands::show::ShowArgs>(), f);
-    assert_eq!(http("/v1/sessions/{id}"), f);
+    assert_eq!(less_revision(subcommand("show")), f);
+    assert_eq!(less_revision(cli::<crate::commands::show::ShowArgs>()), f);
+    assert_eq!(less_revision(http("/v1/sessions/{id}")), f);
     assert_eq!(mcp("show_session"), f);
     let f = fields::<scry_query::TurnsRequest>();
-    assert_eq!(subcommand("turns"), f);
-    assert_eq!(cli::<crate::commands::turns::TurnsArgs>(), f);
-    assert_eq!(http("/v1/sessions/{id}/turns"), f);
+    assert_eq!(less_revision(subcommand("turns")), f);
+    assert_eq!(less_revision(cli::<crate::commands::turns::TurnsArgs>()), f);
+    assert_eq!(less_revision(http("/v1/sessions/{id}/turns")), f);
     assert_eq!(mcp("turns"), f);
 }
 
@@ -358,9 +361,9 @@ fn turn_names_agree() {
     let f = fields::<scry_query::TurnRequest>();
     // The event window (`around`, `radius`) is HTTP's alone.
     let cli_names = but(&f, &[], &["around", "radius"]);
-    assert_eq!(subcommand("turn"), cli_names);
-    assert_eq!(cli::<crate::commands::turn::TurnArgs>(), cli_names);
-    assert_eq!(http("/v1/sessions/{id}/content"), f);
+    assert_eq!(less_revision(subcommand("turn")), cli_names);
+    assert_eq!(less_revision(cli::<crate::commands::turn::TurnArgs>()), cli_names);
+    assert_eq!(less_revision(http("/v1/sessions/{id}/content")), f);
     // MCP reads no artifact file; `max_chars` / `cursor` are every tool's own.
     let mcp_names = but(
         &f,
@@ -374,12 +377,12 @@ fn turn_names_agree() {
 fn events_names_agree() {
     let f = fields::<scry_query::EventsRequest>();
     // `--follow` keeps the CLI printing; HTTP follows with `/stream` (the filters alone).
-    assert_eq!(subcommand("events"), but(&f, &["follow"], &[]));
+    assert_eq!(less_revision(subcommand("events")), but(&f, &["follow"], &[]));
     assert_eq!(
-        cli::<crate::commands::events::EventsArgs>(),
+        less_revision(cli::<crate::commands::events::EventsArgs>()),
         but(&f, &["follow"], &[])
     );
-    assert_eq!(http("/v1/sessions/{id}/events"), f);
+    assert_eq!(less_revision(http("/v1/sessions/{id}/events")), f);
     let filters = fields::<scry_query::EventQuery>();
     assert_eq!(
         http("/v1/sessions/{id}/stream"),
