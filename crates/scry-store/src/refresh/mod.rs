@@ -174,6 +174,9 @@ struct Batch<'c> {
     restarted: bool,
     /// The files parsed ahead on parse threads, when there are any.
     pipe: Option<&'c mut pipe::Prefetch>,
+    /// A live source has no discovery id stored (indexed before the `did` column): unchanged
+    /// sources get theirs as they are checked.
+    backfill: bool,
 }
 
 /// The columns of `files` a refresh reads, in [`FileRow::from_sql`]'s order: all in the
@@ -348,18 +351,23 @@ fn prefix_hash(path: &Path, offset: u64, bytes: &mut u64) -> Option<i64> {
 /// A signature of the side files' paths, sizes and mtimes (stat only). For a SQLite source the
 /// `-wal` file counts too: a WAL-mode database can change without touching the main file.
 fn related_signature(file: &SourceFile) -> i64 {
-    let is_db = file.key.is_some()
-        || file
-            .path
+    side_signature(&file.path, file.key.is_some(), &file.related)
+}
+
+/// [`related_signature`] of the source at `path` (`keyed`: a session inside a multi-session
+/// store) with side files `related`.
+pub(crate) fn side_signature(path: &Path, keyed: bool, related: &[PathBuf]) -> i64 {
+    let is_db = keyed
+        || path
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| matches!(e, "db" | "sqlite" | "sqlite3" | "vscdb"));
     let wal = is_db.then(|| {
-        let mut p = file.path.clone().into_os_string();
+        let mut p = path.to_path_buf().into_os_string();
         p.push("-wal");
         PathBuf::from(p)
     });
-    let related: Vec<&PathBuf> = file.related.iter().chain(wal.as_ref()).collect();
+    let related: Vec<&PathBuf> = related.iter().chain(wal.as_ref()).collect();
     if related.is_empty() {
         return 0;
     }
@@ -434,6 +442,7 @@ impl Store {
                     since: Instant::now(),
                     restarted: false,
                     pipe: pipe.as_mut(),
+                    backfill: crate::schema::missing_discovery_ids(conn)?,
                 };
                 let events_at_begin = report.events_written;
                 let mut aborted = false;
@@ -591,6 +600,7 @@ impl Batch<'_> {
         if let Some(r) = row.as_ref().filter(|_| same_base) {
             if r.size == size && r.mtime_ns == file.mtime_ns {
                 self.revive(r, file, report)?;
+                self.backfill_id(r, file)?;
                 report.unchanged += 1;
                 return Ok(Action::Unchanged);
             }
@@ -620,6 +630,7 @@ impl Batch<'_> {
                     )
                     .map_err(StoreError::db("update fingerprint"))?;
                 self.revive(r, file, report)?;
+                self.backfill_id(r, file)?;
                 report.unchanged += 1;
                 report.hashed += 1;
                 return Ok(Action::Unchanged);
@@ -680,6 +691,18 @@ impl Batch<'_> {
         Ok(())
     }
 
+    /// Stores discovery's id of an unchanged source whose row has none yet (see
+    /// [`Batch::backfill`]; sources written by this build store theirs with the row).
+    fn backfill_id(&self, r: &FileRow, file: &SourceFile) -> Result<()> {
+        if self.backfill {
+            self.tx
+                .prepare_cached("UPDATE files SET did = ?1 WHERE fid = ?2 AND did IS NULL")
+                .and_then(|mut st| st.execute(params![file.id, r.fid]))
+                .map_err(StoreError::db("store discovery id"))?;
+        }
+        Ok(())
+    }
+
     /// Remembers a failed parse with the file's fingerprint, so an unchanged broken source is not
     /// re-parsed on every refresh (a poison source must not loop). A previously indexed session
     /// of that file stays as it was.
@@ -695,13 +718,22 @@ impl Batch<'_> {
         match fid {
             Some(fid) => self.tx.execute(
                 "UPDATE files SET size = ?1, mtime_ns = ?2, head_hash = ?3, related_sig = ?4,
-                     parser_version = ?5, error = ?6 WHERE fid = ?7",
-                params![fp.0, fp.1, fp.2, fp.3, PARSER_VERSION, message, fid],
+                     parser_version = ?5, error = ?6, did = ?8 WHERE fid = ?7",
+                params![
+                    fp.0,
+                    fp.1,
+                    fp.2,
+                    fp.3,
+                    PARSER_VERSION,
+                    message,
+                    fid,
+                    file.id
+                ],
             ),
             None => self.tx.execute(
                 "INSERT INTO files(path, key, provider, size, mtime_ns, head_hash, related_sig,
-                                   parser_version, error)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                   parser_version, error, did)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
                     path,
                     key,
@@ -711,7 +743,8 @@ impl Batch<'_> {
                     fp.2,
                     fp.3,
                     PARSER_VERSION,
-                    message
+                    message,
+                    file.id
                 ],
             ),
         }
