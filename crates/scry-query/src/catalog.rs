@@ -12,7 +12,10 @@ use std::sync::{Arc, Mutex};
 use scry_model::{ErrorCode, Header, ProviderId, Warning, WarningKind};
 use scry_source::guard::{self, Failure};
 use scry_source::{Source, SourceError, SourceFile};
-use scry_sources::{discover_excluding, registry, resolve, resolve_id, source_for, Exclusions};
+use scry_sources::{
+    discover_excluding, looks_like_path, registry, resolve, resolve_id, source_for, Exclusions,
+    MIN_PREFIX,
+};
 
 use crate::error::{QueryError, QueryResult};
 use crate::Context;
@@ -31,6 +34,9 @@ pub struct Catalog {
     /// Taken from the index under a watcher's lease ([`Catalog::from_index`]): current as the
     /// watcher keeps it, so no refresh is due.
     pub from_index: bool,
+    /// Holds only the session an id resolved to ([`Catalog::resolve_leased`]), not every
+    /// discovered source: resolving further ids needs a whole catalog.
+    pub one: bool,
     /// The exclusions applied (the context's).
     pub(crate) exclusions: Arc<Exclusions>,
 }
@@ -67,6 +73,7 @@ impl Catalog {
             roots,
             providers,
             from_index: false,
+            one: false,
             exclusions: ctx.exclusions.clone(),
         };
         crate::aider_cwds::add(&mut catalog, ctx);
@@ -97,8 +104,61 @@ impl Catalog {
             roots: spec.roots.iter().map(std::path::PathBuf::from).collect(),
             providers: spec.providers,
             from_index: true,
+            one: false,
             exclusions: ctx.exclusions.clone(),
         })
+    }
+
+    /// Resolves the id `reference` (S-E3 without the path form) from the index alone, under a
+    /// watcher's lease covering this process ([`crate::lease::leased`]): the live sources of
+    /// the watched roots of the providers in `only` (all when empty) whose stored discovery id
+    /// could match ([`scry_store::Store::sources_by_id`], indexed reads), after the exclusions.
+    /// No directory is listed and no file is stat'ed. The catalog returned holds that one file.
+    ///
+    /// `None` whenever the index cannot give the answer discovery would, and the caller
+    /// discovers as before: no covering lease, a path on the command line, a reference that
+    /// does not resolve to exactly one session here (not found: an Aider history of the cwd or
+    /// an archived session may still match; ambiguous or too short: the error names what
+    /// discovery found), or a candidate the index cannot stand in for (see `sources_by_id`).
+    pub fn resolve_leased(
+        ctx: &Context,
+        store: &scry_store::Store,
+        only: &[ProviderId],
+        reference: &str,
+    ) -> Option<(Catalog, SourceFile)> {
+        let reference = reference.trim();
+        if (ctx.path_refs && looks_like_path(reference)) || !crate::lease::leased(ctx, store, only)
+        {
+            return None;
+        }
+        let (provider, id) = match reference.split_once(':') {
+            Some((p, rest)) if !p.is_empty() && !p.contains('/') => {
+                (Some(p.parse::<ProviderId>().ok()?), rest)
+            }
+            _ => (None, reference),
+        };
+        let spec = crate::lease::spec(ctx, only, None, None)?;
+        let prefix = id.chars().count() >= MIN_PREFIX;
+        let rows = store.sources_by_id(&spec, provider, id, prefix).ok()??;
+        let ex = &ctx.exclusions;
+        let files: Vec<SourceFile> = rows
+            .into_iter()
+            .map(indexed_file)
+            .filter(|f| ex.check(f).is_none())
+            .collect();
+        let file = resolve_id(reference, &files).ok()?;
+        let catalog = Catalog {
+            sources: registry(),
+            files: vec![file.clone()],
+            warnings: Vec::new(),
+            roots: spec.roots.iter().map(std::path::PathBuf::from).collect(),
+            providers: spec.providers,
+            from_index: true,
+            one: true,
+            exclusions: ctx.exclusions.clone(),
+        };
+        let file = catalog.admit(reference, file).ok()?;
+        Some((catalog, file))
     }
 
     /// The exclusions this catalog was discovered with (the context's).

@@ -208,8 +208,17 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
             }
         }
     }
-    let mut catalog = Catalog::discover(ctx, &providers);
+    // `--session` under a watcher's lease: the id resolved from the index, no discovery.
+    let leased_one = match (&q.session, &store) {
+        (Some(id), Some(s)) => Catalog::resolve_leased(ctx, s, &providers, id),
+        _ => None,
+    };
+    let (mut catalog, leased_one) = match leased_one {
+        Some((catalog, file)) => (catalog, Some(file)),
+        None => (Catalog::discover(ctx, &providers), None),
+    };
     let mut files: Vec<SourceFile> = match &q.session {
+        Some(_) if leased_one.is_some() => leased_one.into_iter().collect(),
         Some(id) => vec![catalog.resolve_ref(ctx, id)?],
         // Moved out, not copied: only the sources and the files in scope are used below.
         None => std::mem::take(&mut catalog.files)

@@ -28,11 +28,24 @@ pub struct Opened {
     damaged: std::cell::Cell<bool>,
 }
 
-/// Discovers every provider and resolves `reference` (S-E3).
+/// Discovers every provider and resolves `reference` (S-E3). Under a watcher's lease an id is
+/// resolved from the index instead ([`Catalog::resolve_leased`]: no discovery), and the
+/// catalog holds that one session.
 pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
-    let catalog = Catalog::discover(ctx, &[]);
-    let file = catalog.resolve_ref(ctx, reference)?;
-    let mut index = crate::indexed::open(ctx)?;
+    let opened = crate::indexed::open(ctx);
+    let leased = match &opened {
+        Ok(Some(store)) => Catalog::resolve_leased(ctx, store, &[], reference),
+        _ => None,
+    };
+    let (catalog, file) = match leased {
+        Some(found) => found,
+        None => {
+            let catalog = Catalog::discover(ctx, &[]);
+            let file = catalog.resolve_ref(ctx, reference)?;
+            (catalog, file)
+        }
+    };
+    let mut index = opened?;
     let archived = index
         .as_ref()
         .and_then(|store| crate::archive::lookup(store, &file));

@@ -20,7 +20,7 @@ pub use aider_cwds::aider_in_cwds;
 pub use config::ConfigError;
 pub use doctor::{doctor, render_text, DoctorReport};
 pub use exclude::{discover_excluding, ExcludeFlags, Excluded, Exclusions};
-pub use resolve::{resolve, resolve_id, Candidate, ResolveError};
+pub use resolve::{looks_like_path, resolve, resolve_id, Candidate, ResolveError, MIN_PREFIX};
 
 /// Every provider scry supports, in display order.
 pub fn registry() -> Vec<Box<dyn Source>> {

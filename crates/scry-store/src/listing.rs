@@ -99,7 +99,7 @@ pub struct IndexedSource {
 const SOURCE_COLS: &str = "SELECT f.path, f.key, f.provider, f.size, f.mtime_ns, s.native, s.kind,
     s.fold, s.hint FROM files f LEFT JOIN sessions s ON s.sid = f.sid WHERE f.live = 1 AND ";
 
-fn indexed_source(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<IndexedSource>> {
+pub(crate) fn indexed_source(r: &rusqlite::Row<'_>) -> rusqlite::Result<Option<IndexedSource>> {
     let provider: String = r.get(2)?;
     let Ok(provider) = provider.parse::<ProviderId>() else {
         return Ok(None);

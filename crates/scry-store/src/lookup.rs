@@ -1,10 +1,14 @@
 //! Small typed reads the query layer asks of the index, so its SQL stays here: the uri stored
 //! for a source, the stored working directories (exclusions by project, the Aider cwd walk),
-//! the data version a poller compares, and explicit read transactions spanning several reads.
+//! the data version a poller compares, explicit read transactions spanning several reads, and
+//! the sources an id may name ([`Store::sources_by_id`], id resolution under a watcher's lease).
+
+use std::path::Path;
 
 use scry_model::ProviderId;
 
-use crate::{Result, Store, StoreError};
+use crate::listing::indexed_source;
+use crate::{IndexedSource, ListSpec, Result, Store, StoreError};
 
 /// A live indexed source of another provider with its stored session's working directory
 /// ([`Store::each_live_cwd`]).
@@ -23,6 +27,73 @@ pub struct SourceCwd<'a> {
 }
 
 impl Store {
+    /// Every live source of `spec` (its roots and providers; scope and since do not apply)
+    /// whose discovery id starts with `id` (all of them when `prefix`, else only `id` itself),
+    /// or does after a `session-` / `rollout-` prefix, of `provider` when given: each
+    /// candidate an id resolution over the discovered set may pick, with discovery's id as its
+    /// [`IndexedSource::id`]. Indexed range reads of `files.did`, no scan.
+    ///
+    /// `None` when the index cannot stand in for discovery here: a live source without a
+    /// stored discovery id (indexed by an older build), or a candidate with side files or a
+    /// `-wal` (discovery's `related`, which the index does not keep).
+    pub fn sources_by_id(
+        &self,
+        spec: &ListSpec,
+        provider: Option<ProviderId>,
+        id: &str,
+        prefix: bool,
+    ) -> Result<Option<Vec<IndexedSource>>> {
+        let fail =
+            |e: rusqlite::Error| StoreError::db("read discovery ids")(e).in_index(self.path());
+        if crate::schema::missing_discovery_ids(&self.conn)? {
+            return Ok(None);
+        }
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT f.path, f.key, f.provider, f.size, f.mtime_ns, f.did, s.kind, s.fold,
+                 s.hint, f.related_sig FROM files f LEFT JOIN sessions s ON s.sid = f.sid
+                 WHERE f.did >= ?1 AND f.live = 1 ORDER BY f.did",
+            )
+            .map_err(fail)?;
+        let mut out: Vec<IndexedSource> = Vec::new();
+        let starts = [
+            id.to_string(),
+            format!("session-{id}"),
+            format!("rollout-{id}"),
+        ];
+        // Without `prefix` only an exact id matches (no decorated forms either).
+        for start in &starts[..if prefix { 3 } else { 1 }] {
+            let mut rows = st.query([start]).map_err(fail)?;
+            while let Some(r) = rows.next().map_err(fail)? {
+                let did: String = r.get(5).map_err(fail)?;
+                if !(did == *start || (prefix && did.starts_with(start.as_str()))) {
+                    break;
+                }
+                let Some(s) = indexed_source(r).map_err(fail)? else {
+                    continue;
+                };
+                let in_spec = spec.providers.contains(&s.provider)
+                    && provider.is_none_or(|p| p == s.provider)
+                    && spec.roots.iter().any(|root| {
+                        s.path
+                            .strip_prefix(root.as_str())
+                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+                    });
+                if !in_spec || out.iter().any(|o| o.path == s.path && o.key == s.key) {
+                    continue;
+                }
+                let related: i64 = r.get(9).map_err(fail)?;
+                let keyed = !s.key.is_empty();
+                if related != crate::refresh::side_signature(Path::new(&s.path), keyed, &[]) {
+                    return Ok(None);
+                }
+                out.push(s);
+            }
+        }
+        Ok(Some(out))
+    }
+
     /// The uri of the session indexed from source `path` (with `key`, `""` for a file of its
     /// own), `None` when the index does not hold it.
     pub fn uri_at(&self, path: &str, key: &str) -> Result<Option<String>> {

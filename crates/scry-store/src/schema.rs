@@ -4,8 +4,9 @@
 //! - [`SCHEMA_VERSION`]: the table layout. A change drops every table and rebuilds from the
 //!   sources (there are no migrations), except the archived sessions (source gone, S-I6), which
 //!   no source can rebuild: [`crate::carry`] reads them before the drop and writes them after.
-//!   The `archived` table (when each was found gone) and the `revisions` table (earlier
-//!   revisions of rewritten sources, [`crate::revision`]) were added without a change.
+//!   The `archived` table (when each was found gone), the `revisions` table (earlier
+//!   revisions of rewritten sources, [`crate::revision`]) and `files.did` (discovery's id of
+//!   each source) were added without a change.
 //! - [`PARSER_VERSION`]: L1 (sessions, events, warnings). Stored per file; a file indexed by
 //!   another parser version is re-parsed on the next refresh.
 //! - [`EXTRACTOR_VERSION`]: L2 facts. A change clears the `facts` table, which the facts layer
@@ -146,6 +147,34 @@ CREATE INDEX IF NOT EXISTS files_fingerprint ON files(
 );
 ";
 
+/// See [`ensure`]: discovery's id of each source (`SourceFile::id`, which is not always the
+/// session's native id), so a command under a watcher's lease resolves an id from the index
+/// ([`crate::Store::sources_by_id`]). Added after schema 9 shipped, without a bump (a bump
+/// rebuilds the index from the sources); rows an older build writes leave it empty.
+fn add_discovery_ids(conn: &Connection) -> Result<()> {
+    let has: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM pragma_table_info('files') WHERE name = 'did'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(StoreError::db("read schema"))?;
+    if has == 0 {
+        conn.execute_batch("ALTER TABLE files ADD COLUMN did TEXT")
+            .map_err(StoreError::db("add discovery ids"))?;
+    }
+    conn.execute_batch("CREATE INDEX IF NOT EXISTS files_did ON files(did)")
+        .map_err(StoreError::db("add discovery ids"))
+}
+
+/// Whether a live source has no discovery id stored (`files.did`: indexed by an older build,
+/// or before the column existed). One indexed read.
+pub(crate) fn missing_discovery_ids(conn: &Connection) -> Result<bool> {
+    conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM files WHERE did IS NULL AND live = 1)")
+        .and_then(|mut st| st.query_row([], |r| r.get(0)))
+        .map_err(StoreError::db("read discovery ids"))
+}
+
 fn meta_get(conn: &Connection, key: &str) -> Result<Option<i64>> {
     let has_meta: bool = conn
         .query_row(
@@ -187,13 +216,13 @@ fn up_to_date(conn: &Connection, versions: crate::LayerVersions) -> Result<bool>
     let archive_table: i64 = conn
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE name IN ('archived', 'files_gone',
-             'revisions', 'revisions_source', ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+             'revisions', 'revisions_source', 'files_did', ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             crate::listcache::NAMES,
             |r| r.get(0),
         )
         .map_err(StoreError::db("read schema"))?;
     Ok(fingerprint_index == 1
-        && archive_table == 4 + crate::listcache::NAMES.len() as i64
+        && archive_table == 5 + crate::listcache::NAMES.len() as i64
         && meta_get(conn, "schema_version")? == Some(SCHEMA_VERSION)
         && meta_get(conn, "parser_version")? == Some(PARSER_VERSION)
         && meta_get(conn, "extractor_version")? == Some(versions.extractor)
@@ -268,6 +297,7 @@ pub(crate) fn ensure(conn: &mut Connection, versions: crate::LayerVersions) -> R
     // that keeps them honest.
     tx.execute_batch(crate::listcache::DDL)
         .map_err(StoreError::db("create list count cache"))?;
+    add_discovery_ids(&tx)?;
     if meta_get(&tx, "extractor_version")? != Some(versions.extractor) {
         tx.execute("DELETE FROM facts", [])
             .map_err(StoreError::db("clear facts"))?;

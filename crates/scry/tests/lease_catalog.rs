@@ -506,3 +506,99 @@ fn follow_starts_at_the_last_page_unless_told_where() {
     let from_cursor = follow_first_page(&home, &db, &["--limit", "3", "--cursor", &cursor]);
     assert_eq!(seqs(&from_cursor), [3, 4, 5]);
 }
+
+/// `show`, `turns`, `events` and `search --session` resolve the id from the index under the
+/// lease (the sources' discovery ids are stored with them): for every session of the corpus
+/// home the answer equals that of a command that discovers (`--refresh`), by full id, and for
+/// some by `provider:id` and by an 8-character prefix, errors included (too short, no match,
+/// an unknown provider). With the source directory moved away, an indexed session still
+/// resolves under the lease, where discovery finds nothing.
+#[test]
+fn ids_resolve_from_the_index_under_the_lease() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let db = tmp.path().join("index.db");
+    let cwd = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&cwd).unwrap();
+    copy_dir(&corpus().join("real/home"), &home);
+    let w = Watch::start(&home, &db);
+    let all = run_in(
+        &home,
+        &cwd,
+        &db,
+        &[
+            "list", "--global", "--kind", "all", "--json", "--limit", "1000",
+        ],
+    );
+    let sessions: Vec<(String, String)> = all.json()["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let id = s["id"].as_str().unwrap().to_string();
+            (s["provider"].as_str().unwrap().to_string(), id)
+        })
+        .collect();
+    assert!(sessions.len() > 20, "{}", all.render());
+    let same = |args: &[&str]| {
+        let leased = run_in(&home, &cwd, &db, args);
+        let mut forced = args.to_vec();
+        forced.push("--refresh");
+        let forced = run_in(&home, &cwd, &db, &forced);
+        assert_eq!(
+            (leased.code, &leased.stdout, &leased.stderr),
+            (forced.code, &forced.stdout, &forced.stderr),
+            "{args:?}: leased != discovered"
+        );
+        leased
+    };
+    let mut resolved = 0;
+    for (i, (provider, id)) in sessions.iter().enumerate() {
+        if same(&["show", id, "--json"]).code == 0 {
+            resolved += 1;
+        }
+        if i % 4 == 0 {
+            let uri = format!("{provider}:{id}");
+            let prefix: String = id.chars().take(8).collect();
+            same(&["turns", &uri, "--json"]);
+            same(&["events", &prefix, "--json", "--limit", "5"]);
+            same(&["search", "the", "--session", id, "--json"]);
+        }
+    }
+    assert!(resolved > 20, "{resolved} sessions resolved");
+    for bad in ["abc", "zzzzzzzz-none", "nosuchagent:abcdefgh"] {
+        assert_ne!(same(&["show", bad, "--json"]).code, 0, "{bad}");
+    }
+
+    // A copy of the pi session under another id with the same first 8 characters, made while
+    // the watcher is stopped: discovery finds both (the prefix is ambiguous), the index holds
+    // one (it resolves).
+    let (_, id) = sessions
+        .iter()
+        .find(|(p, _)| p == "pi")
+        .expect("a pi session");
+    let pi = std::fs::read_dir(home.join(".pi/agent/sessions"))
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains(id.as_str()))
+        .expect("the pi file");
+    w.signal("-STOP");
+    let twin = pi
+        .to_string_lossy()
+        .replace(&id[9..], "0000-0000-0000-000000000000");
+    std::fs::copy(&pi, &twin).unwrap();
+    let prefix = &id[..8];
+    let leased = run_in(&home, &cwd, &db, &["show", prefix, "--json"]);
+    assert_eq!(leased.code, 0, "{}", leased.render());
+    assert_eq!(
+        leased.json()["session"]["id"],
+        id.as_str(),
+        "{}",
+        leased.render()
+    );
+    let forced = run_in(&home, &cwd, &db, &["show", prefix, "--json", "--refresh"]);
+    assert!(forced.stderr.contains("ambiguous"), "{}", forced.render());
+    w.signal("-CONT");
+    w.kill();
+}

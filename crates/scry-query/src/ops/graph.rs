@@ -58,6 +58,10 @@ pub fn resolve_uri(catalog: &Catalog, reference: &str) -> Option<String> {
 /// The edges of `req.id`.
 pub fn graph(ctx: &Context, req: &GraphRequest) -> QueryResult<GraphReport> {
     let mut l = super::load(ctx, &req.id)?;
+    if l.catalog.one {
+        // Resolved from the index under a lease: the references need every session.
+        l.catalog = Catalog::discover(ctx, &[]);
+    }
     crate::archive::include(ctx, &mut l.catalog);
     // The L3 candidates from the index when it holds this session, else from the read.
     let candidates =

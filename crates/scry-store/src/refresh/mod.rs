@@ -18,23 +18,24 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection, OptionalExtension};
 use scry_model::ProviderId;
-use scry_source::{file_stat, ResumePoint, Source, SourceFile};
-use xxhash_rust::xxh3::Xxh3;
+use scry_source::{ResumePoint, Source, SourceFile};
 
 use crate::error::{Result, StoreError};
 use crate::ingest::{collect_garbage, retire, Limits};
 use crate::schema::PARSER_VERSION;
 use crate::Store;
 
+pub(crate) use sig::side_signature;
+use sig::{head_hash, prefix_hash, related_signature};
+
 mod lock;
 mod pipe;
+mod sig;
 mod write;
 
 pub(crate) use lock::YIELD;
@@ -174,6 +175,9 @@ struct Batch<'c> {
     restarted: bool,
     /// The files parsed ahead on parse threads, when there are any.
     pipe: Option<&'c mut pipe::Prefetch>,
+    /// A live source has no discovery id stored (indexed before the `did` column): unchanged
+    /// sources get theirs as they are checked.
+    backfill: bool,
 }
 
 /// The columns of `files` a refresh reads, in [`FileRow::from_sql`]'s order: all in the
@@ -299,80 +303,6 @@ impl FileRows {
     }
 }
 
-/// xxh3 of the bytes in `[start, end)` of `path` (fewer when the file is shorter), and how many
-/// bytes were read.
-fn hash_range(h: &mut Xxh3, file: &mut File, start: u64, end: u64) -> std::io::Result<u64> {
-    file.seek(SeekFrom::Start(start))?;
-    let mut left = end.saturating_sub(start);
-    let mut buf = [0u8; 16 * 1024];
-    let mut read = 0;
-    while left > 0 {
-        let want = usize::try_from(left.min(buf.len() as u64)).unwrap_or(buf.len());
-        let n = file.read(&mut buf[..want])?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-        left -= n as u64;
-        read += n as u64;
-    }
-    Ok(read)
-}
-
-/// xxh3 of the first 64 KB of `path`.
-fn head_hash(path: &Path, bytes: &mut u64) -> i64 {
-    let mut h = Xxh3::new();
-    if let Ok(mut f) = File::open(path) {
-        if let Ok(n) = hash_range(&mut h, &mut f, 0, HEAD_BYTES) {
-            *bytes += n;
-        }
-    }
-    h.digest() as i64
-}
-
-/// The hash proving the bytes before `offset` are unchanged: xxh3 over the first
-/// `min(64 KB, offset)` bytes and the 64 KB window ending at `offset`, plus `offset` itself.
-/// `None` when the file is shorter than `offset` or unreadable.
-fn prefix_hash(path: &Path, offset: u64, bytes: &mut u64) -> Option<i64> {
-    let mut f = File::open(path).ok()?;
-    let mut h = Xxh3::new();
-    h.update(&offset.to_le_bytes());
-    let head_end = offset.min(HEAD_BYTES);
-    let a = hash_range(&mut h, &mut f, 0, head_end).ok()?;
-    let win_start = offset.saturating_sub(HEAD_BYTES).max(head_end);
-    let b = hash_range(&mut h, &mut f, win_start, offset).ok()?;
-    *bytes += a + b;
-    (a + b == head_end + (offset - win_start)).then(|| h.digest() as i64)
-}
-
-/// A signature of the side files' paths, sizes and mtimes (stat only). For a SQLite source the
-/// `-wal` file counts too: a WAL-mode database can change without touching the main file.
-fn related_signature(file: &SourceFile) -> i64 {
-    let is_db = file.key.is_some()
-        || file
-            .path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| matches!(e, "db" | "sqlite" | "sqlite3" | "vscdb"));
-    let wal = is_db.then(|| {
-        let mut p = file.path.clone().into_os_string();
-        p.push("-wal");
-        PathBuf::from(p)
-    });
-    let related: Vec<&PathBuf> = file.related.iter().chain(wal.as_ref()).collect();
-    if related.is_empty() {
-        return 0;
-    }
-    let mut h = Xxh3::new();
-    for p in related {
-        let (size, mtime) = file_stat(p);
-        h.update(p.as_os_str().as_encoded_bytes());
-        h.update(&size.to_le_bytes());
-        h.update(&mtime.to_le_bytes());
-    }
-    h.digest() as i64
-}
-
 enum ParseOutcome {
     Done { events: u64 },
     ResumeRefused,
@@ -434,6 +364,7 @@ impl Store {
                     since: Instant::now(),
                     restarted: false,
                     pipe: pipe.as_mut(),
+                    backfill: crate::schema::missing_discovery_ids(conn)?,
                 };
                 let events_at_begin = report.events_written;
                 let mut aborted = false;
@@ -593,6 +524,7 @@ impl Batch<'_> {
         if let Some(r) = row.as_ref().filter(|_| same_base) {
             if r.size == size && r.mtime_ns == file.mtime_ns {
                 self.revive(r, file, report)?;
+                self.backfill_id(r, file)?;
                 report.unchanged += 1;
                 return Ok(Action::Unchanged);
             }
@@ -622,6 +554,7 @@ impl Batch<'_> {
                     )
                     .map_err(StoreError::db("update fingerprint"))?;
                 self.revive(r, file, report)?;
+                self.backfill_id(r, file)?;
                 report.unchanged += 1;
                 report.hashed += 1;
                 return Ok(Action::Unchanged);
@@ -682,6 +615,18 @@ impl Batch<'_> {
         Ok(())
     }
 
+    /// Stores discovery's id of an unchanged source whose row has none yet (see
+    /// [`Batch::backfill`]; sources written by this build store theirs with the row).
+    fn backfill_id(&self, r: &FileRow, file: &SourceFile) -> Result<()> {
+        if self.backfill {
+            self.tx
+                .prepare_cached("UPDATE files SET did = ?1 WHERE fid = ?2 AND did IS NULL")
+                .and_then(|mut st| st.execute(params![file.id, r.fid]))
+                .map_err(StoreError::db("store discovery id"))?;
+        }
+        Ok(())
+    }
+
     /// Remembers a failed parse with the file's fingerprint, so an unchanged broken source is not
     /// re-parsed on every refresh (a poison source must not loop). A previously indexed session
     /// of that file stays as it was.
@@ -697,13 +642,22 @@ impl Batch<'_> {
         match fid {
             Some(fid) => self.tx.execute(
                 "UPDATE files SET size = ?1, mtime_ns = ?2, head_hash = ?3, related_sig = ?4,
-                     parser_version = ?5, error = ?6 WHERE fid = ?7",
-                params![fp.0, fp.1, fp.2, fp.3, PARSER_VERSION, message, fid],
+                     parser_version = ?5, error = ?6, did = ?8 WHERE fid = ?7",
+                params![
+                    fp.0,
+                    fp.1,
+                    fp.2,
+                    fp.3,
+                    PARSER_VERSION,
+                    message,
+                    fid,
+                    file.id
+                ],
             ),
             None => self.tx.execute(
                 "INSERT INTO files(path, key, provider, size, mtime_ns, head_hash, related_sig,
-                                   parser_version, error)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                   parser_version, error, did)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
                     path,
                     key,
@@ -713,7 +667,8 @@ impl Batch<'_> {
                     fp.2,
                     fp.3,
                     PARSER_VERSION,
-                    message
+                    message,
+                    file.id
                 ],
             ),
         }

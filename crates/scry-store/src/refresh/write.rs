@@ -60,9 +60,9 @@ impl Batch<'_> {
                 self.tx
                     .execute(
                         "INSERT INTO files(path, key, provider, size, mtime_ns, head_hash,
-                                           related_sig, parser_version)
-                         VALUES(?1, ?2, ?3, -1, 0, 0, 0, 0)",
-                        params![path, key, file.provider.as_str()],
+                                           related_sig, parser_version, did)
+                         VALUES(?1, ?2, ?3, -1, 0, 0, 0, 0, ?4)",
+                        params![path, key, file.provider.as_str(), file.id],
                     )
                     .map_err(StoreError::db("insert file"))?;
                 self.tx.last_insert_rowid()
@@ -304,7 +304,7 @@ fn write_fingerprint(
     conn.execute(
         "UPDATE files SET provider = ?1, size = ?2, mtime_ns = ?3, head_hash = ?4,
              related_sig = ?5, parser_version = ?6, resume = ?7, prefix_hash = ?8, live = 1,
-             error = NULL, sid = ?9
+             error = NULL, sid = ?9, did = ?11
          WHERE fid = ?10",
         params![
             file.provider.as_str(),
@@ -316,7 +316,8 @@ fn write_fingerprint(
             resume_json,
             prefix,
             sid,
-            fid
+            fid,
+            file.id
         ],
     )
     .map_err(StoreError::db("update fingerprint"))?;
