@@ -362,7 +362,10 @@ fn turn_names_agree() {
     // The event window (`around`, `radius`) is HTTP's alone.
     let cli_names = but(&f, &[], &["around", "radius"]);
     assert_eq!(less_revision(subcommand("turn")), cli_names);
-    assert_eq!(less_revision(cli::<crate::commands::turn::TurnArgs>()), cli_names);
+    assert_eq!(
+        less_revision(cli::<crate::commands::turn::TurnArgs>()),
+        cli_names
+    );
     assert_eq!(less_revision(http("/v1/sessions/{id}/content")), f);
     // MCP reads no artifact file; `max_chars` / `cursor` are every tool's own.
     let mcp_names = but(
@@ -377,7 +380,10 @@ fn turn_names_agree() {
 fn events_names_agree() {
     let f = fields::<scry_query::EventsRequest>();
     // `--follow` keeps the CLI printing; HTTP follows with `/stream` (the filters alone).
-    assert_eq!(less_revision(subcommand("events")), but(&f, &["follow"], &[]));
+    assert_eq!(
+        less_revision(subcommand("events")),
+        but(&f, &["follow"], &[])
+    );
     assert_eq!(
         less_revision(cli::<crate::commands::events::EventsArgs>()),
         but(&f, &["follow"], &[])
