@@ -349,14 +349,30 @@ pub fn list(
         .iter()
         .map(|r| (Row::ident(&r.header), r.fingerprint.clone()))
         .collect();
-    let list = page.assemble(entries, Vec::new(), |e| {
+    let mut list = page.assemble(entries, Vec::new(), |e| {
         let fp = fingerprints
             .get(&Row::ident(&e.header))
             .cloned()
             .unwrap_or_default();
         (e, fp)
     });
-    let machines = list.rows.iter().map(|r| tags.take(&r.header).0).collect();
+    let machines: Vec<String> = list.rows.iter().map(|r| tags.take(&r.header).0).collect();
+    // Each listed session's own cost, as the local list carries it (one body read per row of
+    // the page).
+    let prices = scry_query::usage::prices(ctx);
+    for (row, m) in list.rows.iter_mut().zip(&machines) {
+        let id = Row::ident(&row.header);
+        let Some(r) = rows
+            .iter()
+            .find(|r| &r.machine == m && Row::ident(&r.header) == id)
+        else {
+            continue;
+        };
+        let session = store.session(r)?;
+        let (cost, failures) = scry_query::usage::Cost::of_events(&session.events, &prices);
+        row.cost = Some(cost);
+        row.failures = Some(failures);
+    }
     Ok(Team {
         report: list,
         machines,

@@ -308,6 +308,21 @@ impl Cost {
         Some((cost, failures))
     }
 
+    /// The cost and failed tool results of `events` (a session read from elsewhere: a team
+    /// store, issue 22), summed as the ledger sums it so it equals [`Cost::of_sums`] of the
+    /// same session in a local index to the last digit.
+    pub fn of_events(events: &[Event], table: &PriceTable) -> (Cost, u64) {
+        let stored: Vec<StoredRequest> = events.iter().filter_map(StoredRequest::of).collect();
+        let failures = events
+            .iter()
+            .filter(|e| scry_store::ledger::is_failed_result(e))
+            .count() as u64;
+        (
+            Cost::of_sums(&scry_store::ledger::sums_of(&stored), table),
+            failures,
+        )
+    }
+
     /// Adds the request `e` carries, if any, priced from `table`.
     pub fn push(&mut self, e: &Event, table: &PriceTable) {
         let Some(r) = Request::of(e) else { return };

@@ -404,12 +404,16 @@ pub fn build(
             By::Machine => s.machine.clone().unwrap_or_else(|| machine.clone()),
         }
     };
+    // One summing order whichever catalog or store gave the sessions (float addition is not
+    // associative: a team store's report must equal the local one to the last digit).
+    let mut ordered: Vec<&SessionUsage> = sessions.iter().collect();
+    ordered.sort_by(|a, b| (&a.uri, &a.machine).cmp(&(&b.uri, &b.machine)));
     let mut totals = RowAcc::default();
     let mut rows: Vec<UsageRow> = Vec::new();
     match req.period {
         Period::Daily | Period::Weekly | Period::Monthly => {
             let mut by_key: BTreeMap<(bool, String), RowAcc> = BTreeMap::new();
-            for s in sessions {
+            for s in ordered.iter().copied() {
                 for r in s.requests.iter().filter(|r| in_window(r)) {
                     let key = match r.time {
                         Some(t) => (false, period_key(req.period, t, tz)),
@@ -428,7 +432,7 @@ pub fn build(
                 sessions.iter().map(|s| (s.uri.as_str(), s)).collect();
             let mut by_key: BTreeMap<&str, (RowAcc, BTreeSet<&str>, Option<Timestamp>)> =
                 BTreeMap::new();
-            for s in sessions {
+            for s in ordered.iter().copied() {
                 let key = if req.split {
                     s.uri.as_str()
                 } else {
@@ -467,8 +471,9 @@ pub fn build(
             rows = keyed.into_iter().map(|(_, r)| r).collect();
         }
         Period::Blocks => {
-            let mut timed: Vec<(Timestamp, &SessionUsage, &Request)> = sessions
+            let mut timed: Vec<(Timestamp, &SessionUsage, &Request)> = ordered
                 .iter()
+                .copied()
                 .flat_map(|s| {
                     s.requests
                         .iter()
