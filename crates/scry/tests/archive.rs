@@ -7,51 +7,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{corpus, scry_env, Out};
+use crate::util::scry_env;
 
-/// A copy of the real corpus home and an index of its own.
-struct Home {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    db: PathBuf,
-}
+// A copy of the real corpus home and an index of its own.
+use crate::util::IndexedHome as Home;
 
 impl Home {
-    fn new() -> Home {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let home = dir.path().join("home");
-        let status = std::process::Command::new("cp")
-            .arg("-a")
-            .arg(corpus().join("real/home"))
-            .arg(&home)
-            .status()
-            .expect("cp");
-        assert!(status.success());
-        // Writable copies (the corpus may be read-only).
-        let _ = std::process::Command::new("chmod")
-            .args(["-R", "u+w"])
-            .arg(&home)
-            .status();
-        let db = dir.path().join("index.db");
-        Home {
-            _dir: dir,
-            home,
-            db,
-        }
-    }
-
-    fn run(&self, args: &[&str]) -> Out {
-        let out = scry_env(&self.home, &self.home, &[("SCRY_DB", &self.db)], args);
-        out.assert_no_panic();
-        out
-    }
-
-    fn ok(&self, args: &[&str]) -> Value {
-        let out = self.run(args);
-        assert_eq!(out.code, 0, "{args:?}\n{}", out.render());
-        out.json()
-    }
-
     /// Every session of `list --global --kind all`: (uri, live).
     fn sessions(&self) -> Vec<(String, bool)> {
         let v = self.ok(&[
@@ -173,7 +134,7 @@ fn hits(v: &Value) -> Vec<(String, Value)> {
 
 #[test]
 fn deleted_sessions_answer_as_before_until_pruned() {
-    let h = Home::new();
+    let h = Home::real();
     let before = h.sessions();
     assert!(before.iter().all(|(_, live)| *live));
     let uris = unique(&before);
@@ -504,7 +465,7 @@ fn archived_sessions_are_served_and_survive_an_older_index() {
 /// trusting a watcher's lease then lost them), while a file really deleted still is.
 #[test]
 fn exclusions_mark_no_source_gone() {
-    let h = Home::new();
+    let h = Home::real();
     h.ok(&["index", "--all", "--json"]);
     for flags in [
         ["--exclude-path", "**/.claude/**"],
@@ -546,7 +507,7 @@ fn exclusions_mark_no_source_gone() {
 /// another directory does not list them, and must not take them for deleted.
 #[test]
 fn aider_histories_are_not_gone_when_run_elsewhere() {
-    let h = Home::new();
+    let h = Home::real();
     h.ok(&["index", "--all", "--json"]);
     let aider = |v: &Value| -> Vec<bool> {
         v["sessions"]

@@ -9,54 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{corpus, scry_env, Out};
-
-/// A copy of the real corpus home and an index of its own.
-struct Home {
-    dir: tempfile::TempDir,
-    home: PathBuf,
-    db: PathBuf,
-}
-
-impl Home {
-    fn new() -> Home {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let home = dir.path().join("home");
-        let status = std::process::Command::new("cp")
-            .arg("-a")
-            .arg(corpus().join("real/home"))
-            .arg(&home)
-            .status()
-            .expect("cp");
-        assert!(status.success());
-        let _ = std::process::Command::new("chmod")
-            .args(["-R", "u+w"])
-            .arg(&home)
-            .status();
-        let db = dir.path().join("index.db");
-        Home { dir, home, db }
-    }
-
-    fn empty() -> Home {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let home = dir.path().join("home");
-        std::fs::create_dir_all(&home).expect("mkdir");
-        let db = dir.path().join("index.db");
-        Home { dir, home, db }
-    }
-
-    fn run(&self, args: &[&str]) -> Out {
-        let out = scry_env(&self.home, &self.home, &[("SCRY_DB", &self.db)], args);
-        out.assert_no_panic();
-        out
-    }
-
-    fn ok(&self, args: &[&str]) -> Value {
-        let out = self.run(args);
-        assert_eq!(out.code, 0, "{args:?}\n{}", out.render());
-        out.json()
-    }
-}
+// A copy of the real corpus home (or an empty one) and an index of its own.
+use crate::util::IndexedHome as Home;
 
 /// `v` without what the index owns, what depends on the source's state now, and the marks of
 /// a revision read: `live`, `persisted`, fingerprints, cursors, `revision(s)`, `superseded`
@@ -187,7 +141,7 @@ fn lost_phrase(h: &Home, uri: &str, before: &Value, from: u64) -> Option<String>
 
 #[test]
 fn truncated_sources_keep_their_earlier_revision() {
-    let h = Home::new();
+    let h = Home::real();
     h.ok(&["index", "--all", "--json"]);
     let picked = rewritable(&h);
     let names: Vec<&str> = picked

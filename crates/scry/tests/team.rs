@@ -307,22 +307,29 @@ fn connection_errors_name_host_database_and_cause() {
     );
 }
 
-#[test]
-fn serve_store_answers_over_http() {
-    let Some(s) = setup() else { return };
-    let home = real_home();
+/// `scry serve --reveal --store url` started in `home` with the index `db`: the child and the
+/// address it announced.
+pub fn serve_store(home: &Path, db: &Path, url: &str) -> (std::process::Child, String) {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_scry"))
         .env_clear()
-        .env("HOME", &home)
+        .env("HOME", home)
         .env("TZ", "UTC")
-        .env("SCRY_DB", &s.db)
-        .current_dir(&home)
-        .args(["serve", "--port", "0", "--reveal", "--store", &s.url])
+        .env("SCRY_DB", db)
+        .current_dir(home)
+        .args(["serve", "--port", "0", "--reveal", "--store", url])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("start scry serve");
     let addr = crate::util::announced_addr(&mut child);
+    (child, addr)
+}
+
+#[test]
+fn serve_store_answers_over_http() {
+    let Some(s) = setup() else { return };
+    let home = real_home();
+    let (mut child, addr) = serve_store(&home, &s.db, &s.url);
     let get = |path: &str| {
         let (status, _, body) =
             crate::util::http_get(&addr, path, std::time::Duration::from_secs(60));

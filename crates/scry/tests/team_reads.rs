@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::team::{json, real_home, run, setup, strip_machine, Setup};
+use crate::team::{json, real_home, run, serve_store, setup, strip_machine, Setup};
 use crate::util::corpus;
 
 /// The second machine's home: an older Claude Code's sessions.
@@ -247,18 +247,7 @@ fn serve_store_serves_the_session_routes_and_the_machine_filter() {
     let Some(s) = setup() else { return };
     let t = push_beta(s);
     let home = real_home();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_scry"))
-        .env_clear()
-        .env("HOME", &home)
-        .env("TZ", "UTC")
-        .env("SCRY_DB", &t.s.db)
-        .current_dir(&home)
-        .args(["serve", "--port", "0", "--reveal", "--store", &t.s.url])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("start scry serve");
-    let addr = crate::util::announced_addr(&mut child);
+    let (mut child, addr) = serve_store(&home, &t.s.db, &t.s.url);
     let get = |path: &str| {
         let (status, _, body) =
             crate::util::http_get(&addr, path, std::time::Duration::from_secs(60));

@@ -199,3 +199,57 @@ fn no_forgotten_test_files() {
         }
     }
 }
+
+/// A home for a test that changes sources: a temporary directory holding `home` (a writable
+/// copy of the real corpus home, or empty) and an index of its own at `db`.
+pub struct IndexedHome {
+    /// The temporary directory (removed when dropped).
+    pub dir: tempfile::TempDir,
+    /// The home the binary runs in.
+    pub home: PathBuf,
+    /// Its index (`SCRY_DB`).
+    pub db: PathBuf,
+}
+
+impl IndexedHome {
+    /// A writable copy of `real/home` (the corpus may be read-only).
+    pub fn real() -> IndexedHome {
+        let h = IndexedHome::empty();
+        std::fs::remove_dir(&h.home).expect("rmdir");
+        let status = Command::new("cp")
+            .arg("-a")
+            .arg(corpus().join("real/home"))
+            .arg(&h.home)
+            .status()
+            .expect("cp");
+        assert!(status.success());
+        let _ = Command::new("chmod")
+            .args(["-R", "u+w"])
+            .arg(&h.home)
+            .status();
+        h
+    }
+
+    /// An empty home.
+    pub fn empty() -> IndexedHome {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).expect("mkdir");
+        let db = dir.path().join("index.db");
+        IndexedHome { dir, home, db }
+    }
+
+    /// The binary in `home` with this index; never a panic.
+    pub fn run(&self, args: &[&str]) -> Out {
+        let out = scry_env(&self.home, &self.home, &[("SCRY_DB", &self.db)], args);
+        out.assert_no_panic();
+        out
+    }
+
+    /// [`IndexedHome::run`] that must exit 0; its JSON.
+    pub fn ok(&self, args: &[&str]) -> Value {
+        let out = self.run(args);
+        assert_eq!(out.code, 0, "{args:?}\n{}", out.render());
+        out.json()
+    }
+}
