@@ -15,9 +15,8 @@ use rusqlite::{params, Connection};
 use scry_model::{ProviderId, SessionKind, Timestamp};
 
 use crate::error::{Result, StoreError};
-use crate::ingest::{collect_garbage, retire, Limits};
+use crate::ingest::retire;
 use crate::read::kind_of;
-use crate::refresh::BATCH_TIME;
 use crate::Store;
 
 /// Created with the schema and on opening an index made before it existed.
@@ -150,12 +149,7 @@ fn stats_of(conn: &Connection) -> Result<ArchiveStats> {
 /// The archive of the index at `path`, read over a read-only connection (`doctor` never
 /// writes to the index); `None` when it cannot be read.
 pub fn archive_at(path: &std::path::Path) -> Option<ArchiveStats> {
-    let conn = Connection::open_with_flags(
-        path,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .ok()?;
-    conn.busy_timeout(std::time::Duration::from_secs(2)).ok()?;
+    let conn = crate::integrity::read_only(path)?;
     stats_of(&conn).ok()
 }
 
@@ -265,13 +259,7 @@ impl Store {
             mark_back(&self.conn, Some(row.sid))?;
         }
         guard.commit()?;
-        collect_garbage(
-            &self.conn,
-            Limits {
-                time: BATCH_TIME,
-                blocks: u64::MAX,
-            },
-        )?;
+        crate::refresh::collect_removed(&self.conn)?;
         Ok(chosen)
     }
 }

@@ -185,6 +185,19 @@ pub fn inspect(path: &Path) -> IndexHealth {
     }
 }
 
+/// A read-only connection to the index at `path` for the `doctor` readers (`archive_at`,
+/// `revisions_at`, `lease_at`: doctor never writes to the index), waiting up to 2 s for a
+/// writer; `None` when it cannot be opened.
+pub(crate) fn read_only(path: &Path) -> Option<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .ok()?;
+    conn.busy_timeout(std::time::Duration::from_secs(2)).ok()?;
+    Some(conn)
+}
+
 /// `PRAGMA quick_check` over a read-only connection: `None` when it says ok, else its first
 /// findings.
 fn quick_check(path: &Path) -> rusqlite::Result<Option<String>> {

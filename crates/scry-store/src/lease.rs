@@ -244,11 +244,6 @@ impl Store {
 /// The lease recorded in the index at `path`, read over a read-only connection (for `doctor`,
 /// which never writes to the index). `None` when there is none or the index cannot be read.
 pub fn lease_at(path: &std::path::Path) -> Option<Lease> {
-    let conn = rusqlite::Connection::open_with_flags(
-        path,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .ok()?;
-    conn.busy_timeout(Duration::from_secs(2)).ok()?;
+    let conn = crate::integrity::read_only(path)?;
     read(&conn).ok().flatten()
 }

@@ -29,8 +29,6 @@ use xxhash_rust::xxh3::Xxh3;
 use crate::block::Decoded;
 use crate::codec::{event_id, event_id_range, session_doc_id};
 use crate::error::{Result, StoreError};
-use crate::ingest::{collect_garbage, Limits};
-use crate::refresh::BATCH_TIME;
 use crate::Store;
 
 /// Created with the schema and on opening an index made before it existed.
@@ -346,12 +344,7 @@ pub(crate) fn stats_of(conn: &Connection) -> Result<RevisionStats> {
 /// The revisions of the index at `path`, read over a read-only connection (`doctor`); `None`
 /// when it cannot be read.
 pub fn revisions_at(path: &std::path::Path) -> Option<RevisionStats> {
-    let conn = Connection::open_with_flags(
-        path,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .ok()?;
-    conn.busy_timeout(std::time::Duration::from_secs(2)).ok()?;
+    let conn = crate::integrity::read_only(path)?;
     stats_of(&conn).ok()
 }
 
@@ -430,13 +423,7 @@ impl Store {
             drop_one(&self.conn, r.sid)?;
         }
         guard.commit()?;
-        collect_garbage(
-            &self.conn,
-            Limits {
-                time: BATCH_TIME,
-                blocks: u64::MAX,
-            },
-        )?;
+        crate::refresh::collect_removed(&self.conn)?;
         Ok(chosen)
     }
 }

@@ -158,6 +158,18 @@ pub struct RefreshReport {
 pub const BATCH_EVENTS: u64 = 50_000;
 /// Time after which the refresh commits its transaction (also in the middle of a session).
 pub const BATCH_TIME: Duration = Duration::from_millis(500);
+
+/// Frees what a removal left behind (the blocks of retired sessions: prune, forget), in
+/// transactions of at most [`BATCH_TIME`] each.
+pub(crate) fn collect_removed(conn: &Connection) -> Result<usize> {
+    collect_garbage(
+        conn,
+        Limits {
+            time: BATCH_TIME,
+            blocks: u64::MAX,
+        },
+    )
+}
 /// New bytes above which a grown file is re-parsed whole (in short transactions) instead of
 /// resumed (one transaction).
 pub const RESUME_MAX_BYTES: u64 = 16 << 20;
@@ -450,13 +462,7 @@ impl Store {
                 .map_err(StoreError::db("delete file"))?;
         }
         guard.commit()?;
-        collect_garbage(
-            &self.conn,
-            Limits {
-                time: BATCH_TIME,
-                blocks: u64::MAX,
-            },
-        )?;
+        crate::refresh::collect_removed(&self.conn)?;
         Ok(removed)
     }
 }
