@@ -360,12 +360,12 @@ pub fn list(
     // Each listed session's own cost, as the local list carries it (one body read per row of
     // the page).
     let prices = scry_query::usage::prices(ctx);
+    let by_machine: HashMap<(&str, Ident), &Row> = rows
+        .iter()
+        .map(|r| ((r.machine.as_str(), Row::ident(&r.header)), r))
+        .collect();
     for (row, m) in list.rows.iter_mut().zip(&machines) {
-        let id = Row::ident(&row.header);
-        let Some(r) = rows
-            .iter()
-            .find(|r| &r.machine == m && Row::ident(&r.header) == id)
-        else {
+        let Some(r) = by_machine.get(&(m.as_str(), Row::ident(&row.header))) else {
             continue;
         };
         let session = store.session(r)?;
