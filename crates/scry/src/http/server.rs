@@ -30,7 +30,7 @@ use scry_query::QueryError;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{watch, Semaphore};
 
-use super::{error_response, WithStatus};
+use super::api::{error_response, WithStatus};
 use crate::error::{CliError, CliResult};
 
 /// Concurrent `/health` requests answered beside the capped API (one blocking thread each).

@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
 
@@ -39,8 +39,8 @@ use scry_query::{EventQuery, QueryResult, SessionRow};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 
-use super::routes::{bounded, checked, id_of, Id, Raw, Unanswered, REQUEST_TIME};
-use super::{error_response, json_response, Api};
+use super::answer::{bounded, checked, id_of, Id, Raw, Unanswered, REQUEST_TIME};
+use super::api::{error_response, json_response, Api};
 
 /// How often a session stream checks its source.
 pub const POLL: Duration = Duration::from_millis(250);
@@ -86,7 +86,7 @@ fn sse_response(rx: mpsc::Receiver<Bytes>) -> Response {
 /// One SSE message (`data` is compact JSON: one line).
 fn message(event: &str, id: Option<u32>, mut data: Value, reveal: bool) -> Bytes {
     if !reveal {
-        super::redact(&mut data);
+        super::api::redact(&mut data);
     }
     let id = id.map(|n| format!("id: {n}\n")).unwrap_or_default();
     Bytes::from(format!("{id}event: {event}\ndata: {data}\n\n"))
@@ -198,35 +198,6 @@ fn update_messages(uri: &str, u: &Update, reveal: bool) -> Vec<Bytes> {
     out
 }
 
-/// The list poller of one server, started by its first `/v1/stream` client.
-#[derive(Debug, Default)]
-pub struct Hub {
-    tx: Mutex<Option<broadcast::Sender<Bytes>>>,
-}
-
-impl Hub {
-    /// A receiver of the list changes; starts the poller on first use.
-    fn subscribe(&self, ctx: &scry_query::Context, reveal: bool) -> broadcast::Receiver<Bytes> {
-        let mut slot = match self.tx.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        if let Some(tx) = slot.as_ref() {
-            return tx.subscribe();
-        }
-        let (tx, rx) = broadcast::channel(256);
-        let poller = tx.clone();
-        let ctx = ctx.clone();
-        let started = std::thread::Builder::new()
-            .name("scry-list-stream".into())
-            .spawn(move || poll_list(&ctx, &poller, reveal));
-        if started.is_ok() {
-            *slot = Some(tx);
-        }
-        rx
-    }
-}
-
 /// `GET /v1/stream`.
 pub async fn list(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     if let Err(e) =
@@ -234,7 +205,13 @@ pub async fn list(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     {
         return error_response(&e);
     }
-    let mut changes = api.hub.subscribe(&api.ctx, api.opts.reveal);
+    let (ctx, reveal) = (api.ctx.clone(), api.opts.reveal);
+    let mut changes = api.hub.subscribe(move |poller| {
+        std::thread::Builder::new()
+            .name("scry-list-stream".into())
+            .spawn(move || poll_list(&ctx, &poller, reveal))
+            .map(drop)
+    });
     let (tx, rx) = mpsc::channel(64);
     tokio::spawn(async move {
         let hello = Bytes::from_static(b": scry list stream\n\n");

@@ -9,7 +9,7 @@ use scry_query::{QueryError, QueryResult};
 use scry_team::read::{Sessions, Store, Team};
 use serde_json::Value;
 
-use super::Api;
+use super::api::Api;
 
 /// The team store this server answers from (a connection per request), or `None` when it
 /// reads this machine's sessions.
