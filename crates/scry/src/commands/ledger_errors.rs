@@ -21,7 +21,7 @@ pub struct ErrorsArgs {
     pub request: ErrorsRequest,
     /// Which revision of the session (issue 20).
     #[command(flatten)]
-    pub rev: super::RevisionArg,
+    pub rev: super::revision::RevisionArg,
 }
 
 /// Runs `scry errors`.

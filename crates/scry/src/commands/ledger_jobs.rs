@@ -20,7 +20,7 @@ pub struct JobsArgs {
     pub request: JobsRequest,
     /// Which revision of the session (issue 20).
     #[command(flatten)]
-    pub rev: super::RevisionArg,
+    pub rev: super::revision::RevisionArg,
 }
 
 /// Runs `scry jobs`.

@@ -29,7 +29,7 @@ pub struct SearchArgs {
     pub machine: Option<String>,
     /// Which revision of the session (issue 20).
     #[command(flatten)]
-    pub rev: super::RevisionArg,
+    pub rev: super::revision::RevisionArg,
 }
 
 impl SearchArgs {

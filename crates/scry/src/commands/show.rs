@@ -23,7 +23,7 @@ pub struct ShowArgs {
     pub request: scry_query::ShowRequest,
     /// Which revision of the session (issue 20).
     #[command(flatten)]
-    pub rev: super::RevisionArg,
+    pub rev: super::revision::RevisionArg,
 }
 
 /// Runs `scry show`.

@@ -4,23 +4,14 @@
 //! (JSON: each session carries its `machine`; text: a machine column or line) — and refuses,
 //! one line and exit 2, the ones the store does not serve. Commands about this machine (index,
 //! push, watch, doctor, config, …), the servers and `tui` (which read `ctx.store` themselves:
-//! the TUI through [`tui_source`]) are left to their own code.
-
-use std::cell::RefCell;
-use std::rc::Rc;
+//! the TUI through [`super::team_tui`]) are left to their own code.
 
 use scry_model::ErrorCode;
 use scry_query::turns::{KEEP_JSON, KEEP_TEXT};
-use scry_query::usage::{Pricing, UsageReport, UsageRequest};
-use scry_query::{
-    CommandsReport, CommandsRequest, Context, ErrorsReport, ErrorsRequest, FilesReport,
-    FilesRequest, ListQuery, QueryResult, ReadRequest, SearchQuery, SearchResult, SessionList,
-    TurnPage, TurnsDir,
-};
 use scry_team::inside;
 use scry_team::read::{self, Sessions, Store, Team};
 
-use super::Command;
+use super::command::Command;
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::output::{json_out, Output};
@@ -216,56 +207,4 @@ fn usage(ctx: &Ctx, url: &str, args: &super::usage::UsageArgs) -> CliResult<Outp
     let mut store = open(url)?;
     let r = inside::usage(&mut store, &req, &pricing, None)?;
     super::usage::output(ctx, args, &r)
-}
-
-/// The TUI's reads from the team store (`tui --store`): one connection, kept open.
-struct TuiReader {
-    store: RefCell<Store>,
-}
-
-/// The TUI's source for the team store at `url` (connects now: a bad URL or an unreachable
-/// store fails before the screen is taken).
-pub fn tui_source(ctx: &Ctx, url: &str) -> CliResult<scry_tui::Source> {
-    let store = open(url)?;
-    Ok(scry_tui::Source {
-        ctx: ctx.query.clone(),
-        reader: Rc::new(TuiReader {
-            store: RefCell::new(store),
-        }),
-    })
-}
-
-impl scry_tui::Reader for TuiReader {
-    fn list(&self, ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
-        Ok(read::list(ctx, &mut self.store.borrow_mut(), q, None)?.report)
-    }
-    fn turns(&self, _: &Context, id: &str, keep_chars: usize) -> QueryResult<TurnsDir> {
-        Ok(read::turns(&mut self.store.borrow_mut(), id, keep_chars)?.report)
-    }
-    fn read(&self, _: &Context, req: &ReadRequest) -> QueryResult<TurnPage> {
-        Ok(inside::read(&mut self.store.borrow_mut(), req)?.report)
-    }
-    fn search(&self, ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
-        Ok(read::search(ctx, &mut self.store.borrow_mut(), q, None)?.report)
-    }
-    fn commands(&self, _: &Context, req: &CommandsRequest) -> QueryResult<CommandsReport> {
-        Ok(inside::commands(&mut self.store.borrow_mut(), req)?.report)
-    }
-    fn files(&self, _: &Context, req: &FilesRequest) -> QueryResult<FilesReport> {
-        Ok(inside::files(&mut self.store.borrow_mut(), req)?.report)
-    }
-    fn errors(&self, _: &Context, req: &ErrorsRequest) -> QueryResult<ErrorsReport> {
-        Ok(inside::errors(&mut self.store.borrow_mut(), req)?.report)
-    }
-    fn usage(
-        &self,
-        _: &Context,
-        req: &UsageRequest,
-        pricing: &Pricing,
-    ) -> QueryResult<UsageReport> {
-        inside::usage(&mut self.store.borrow_mut(), req, pricing, None)
-    }
-    fn live(&self) -> bool {
-        false
-    }
 }

@@ -33,7 +33,7 @@ pub fn run(ctx: &Ctx, args: &TuiArgs) -> CliResult<Output> {
     let list = args.filter.query(scry_tui::list::LIMIT);
     // `--store`: the team store's sessions (issue 22), read without a live poll.
     let source = match &ctx.store {
-        Some(url) => super::team::tui_source(ctx, url)?,
+        Some(url) => super::team_tui::tui_source(ctx, url)?,
         None => scry_tui::Source::local(ctx.query.clone()),
     };
     // Bad filters (or an unreachable store) fail here with their one line and exit code,

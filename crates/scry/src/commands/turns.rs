@@ -21,7 +21,7 @@ pub struct TurnsArgs {
     pub request: scry_query::TurnsRequest,
     /// Which revision of the session (issue 20).
     #[command(flatten)]
-    pub rev: super::RevisionArg,
+    pub rev: super::revision::RevisionArg,
 }
 
 /// Runs `scry turns`.

@@ -16,7 +16,7 @@ use scry_query::events::Update;
 use scry_query::{EventQuery, PageRequest};
 use serde_json::json;
 
-use super::{page_text, row_text};
+use super::text::{page_text, row_text};
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
 use crate::output::Output;

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use scry_model::{Event, EventKind, Header};
 
 use super::stream::{Piece, Plan};
-use super::{call_summary, Redactor};
+use super::text::{call_summary, Redactor};
 
 const CSS: &str = r#"
 :root { color-scheme: light dark; --fg:#1d1f23; --bg:#fdfdfc; --muted:#6a6f78; --line:#d9dce1;

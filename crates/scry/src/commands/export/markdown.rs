@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use scry_model::{Event, EventKind, Header};
 
 use super::stream::{Piece, Plan};
-use super::{call_summary, Redactor};
+use super::text::{call_summary, Redactor};
 use escape::{code_span, fence, prose};
 
 fn fenced(out: &mut String, body: &str) {
