@@ -36,8 +36,10 @@
 
 pub mod aider_cwds;
 pub mod archive;
+mod availability;
 pub mod batch;
 pub mod catalog;
+mod context;
 pub mod error;
 pub mod events;
 pub mod filter;
@@ -62,14 +64,9 @@ pub mod turn_build;
 pub mod turns;
 pub mod usage;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use scry_source::{file_stat, Env};
-use scry_sources::Exclusions;
-use serde::Serialize;
-
+pub use availability::Availability;
 pub use batch::{headers, Batch, BatchEntry};
+pub use context::{fingerprint_text, source_fingerprint, Context};
 pub use error::{QueryError, QueryResult};
 pub use events::{events, relations, EventPage, EventQuery, EventsRequest, PageRequest, Relations};
 pub use filter::{KindFilter, Scope};
@@ -89,89 +86,3 @@ pub use overview::{overview, Overview, ShowRequest};
 pub use read::{event_window, read, ReadRequest, Selector, TurnPage, TurnRequest};
 pub use search::{search, SearchQuery, SearchResult};
 pub use turns::{turns, TurnRow, TurnsDir, TurnsRequest};
-
-/// Where and how sessions are read: the environment providers see, the current directory (the
-/// default scope), the demo flag and whether the index may be used. Cheap to clone; an HTTP
-/// server keeps one and hands a clone to every request.
-#[derive(Debug, Clone)]
-pub struct Context {
-    /// The environment providers see (process, or the demo home with no variables).
-    pub env: Env,
-    /// The current directory (the default `list` scope).
-    pub cwd: PathBuf,
-    /// Reading the embedded demo corpus (index beside the demo home; no scope must exist).
-    pub demo: bool,
-    /// Read the sources directly: never open the index.
-    pub no_index: bool,
-    /// A session reference may be a path to a session file (S-E3's last form), opened only
-    /// when it is a regular file. Only the command line sets it: the HTTP API, the web page and
-    /// MCP resolve ids from discovery alone, so a request can never name a file to open
-    /// (see [`catalog::Catalog::resolve_ref`]).
-    pub path_refs: bool,
-    /// What discovery leaves out (config file + `--exclude-*` flags): applied before any file
-    /// is opened, by every operation run with this context.
-    pub exclusions: Arc<Exclusions>,
-    /// The digest of a watcher's lease this context may rely on instead of refreshing
-    /// ([`lease::digest`] of `env` and `exclusions`); `None` when every refresh runs
-    /// (`--refresh`, library users, tests). See [`lease::covers`].
-    pub lease: Option<i64>,
-    /// Where long work (the implicit index refresh) reports its progress; silent by default.
-    pub progress: progress::Reporter,
-    /// Which revision of a session the per-session reads open (issue 20): 0 = the current
-    /// one, N = the N-th most recent earlier revision (kept by the index when the source was
-    /// rewritten shorter or changed; see [`session_read::open`]).
-    pub revision: u32,
-}
-
-impl Context {
-    /// A context reading `env` with nothing excluded, the index used without a lease, no
-    /// progress shown, references by id only, and `cwd` as the default scope.
-    pub fn new(env: Env, cwd: PathBuf) -> Context {
-        Context {
-            env,
-            cwd,
-            demo: false,
-            no_index: false,
-            path_refs: false,
-            exclusions: Arc::new(Exclusions::new()),
-            lease: None,
-            progress: progress::Reporter::silent(),
-            revision: 0,
-        }
-    }
-}
-
-/// Whether a session's source is present now and whether the index holds it (S-Q1).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Availability {
-    /// The source file is present now.
-    pub live: bool,
-    /// The index holds the session.
-    pub persisted: bool,
-    /// An archived session (source gone, read from the index): when and where it was last
-    /// seen / found gone (S-I6).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub archived: Option<archive::Mark>,
-    /// The earlier revision read (`--revision N`), when not the current session (issue 20).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub revision: Option<u32>,
-}
-
-/// The source fingerprint a result was computed from (S-Q3) and a cursor binds: a hash of the
-/// size and mtime of the primary source, and of its SQLite write-ahead log when there is one (a
-/// WAL-mode store changes there first).
-pub fn source_fingerprint(path: &Path) -> u64 {
-    let (size, mtime) = file_stat(path);
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    let (wal_size, wal_mtime) = file_stat(Path::new(&wal));
-    page::source_hash(
-        size ^ wal_size.rotate_left(32),
-        mtime ^ wal_mtime.rotate_left(17),
-    )
-}
-
-/// [`source_fingerprint`] in its text form (16 hex digits), as results carry it.
-pub fn fingerprint_text(path: &Path) -> String {
-    format!("{:016x}", source_fingerprint(path))
-}
