@@ -9,6 +9,8 @@ mod demo;
 mod door;
 mod error;
 mod http;
+#[cfg(test)]
+mod layering;
 mod output;
 mod pager;
 mod progress;
