@@ -28,6 +28,31 @@ pub struct Batch {
 /// At most this many references per batch.
 pub const MAX_BATCH: usize = 500;
 
+/// What `/v1/headers` is asked (its request type, issue 18): the HTTP parameter of the same
+/// name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct HeadersRequest {
+    /// Session references, comma-separated (at most 500)
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "ID,…"))]
+    pub ids: String,
+}
+
+impl HeadersRequest {
+    /// The references, in order, blanks dropped.
+    pub fn references(&self) -> Vec<String> {
+        self.ids
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+}
+
 /// Reads the headers (a header scan each: title, cwd, times, kind, parent) of `references`.
 pub fn headers(ctx: &Context, references: &[String]) -> QueryResult<Batch> {
     if references.len() > MAX_BATCH {

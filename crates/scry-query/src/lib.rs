@@ -65,12 +65,12 @@ pub mod turns;
 pub mod usage;
 
 pub use availability::Availability;
-pub use batch::{headers, Batch, BatchEntry};
+pub use batch::{headers, Batch, BatchEntry, HeadersRequest};
 pub use context::{fingerprint_text, source_fingerprint, Context};
 pub use error::{QueryError, QueryResult};
 pub use events::{events, relations, EventPage, EventQuery, EventsRequest, PageRequest, Relations};
 pub use filter::{KindFilter, Scope};
-pub use lineage::{lineage, Lineage};
+pub use lineage::{lineage, Lineage, LineageRequest};
 pub use list::{list, ListFilter, ListQuery, ListRequest, SessionList, SessionRow};
 pub use ops::commands::{commands, CommandsReport, CommandsRequest};
 pub use ops::context::{context, ContextReport, ContextRequest};

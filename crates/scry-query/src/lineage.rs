@@ -25,6 +25,17 @@ pub struct Lineage {
     pub warnings: Vec<Warning>,
 }
 
+/// What `lineage` is asked (its request type, issue 18): the HTTP path's `{id}` of
+/// `/v1/sessions/{id}/lineage`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct LineageRequest {
+    /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
+    pub id: String,
+}
+
 /// The lineage of session `reference`.
 pub fn lineage(ctx: &Context, reference: &str) -> QueryResult<Lineage> {
     let catalog = Catalog::discover(ctx, &[]);

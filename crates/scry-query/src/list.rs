@@ -103,6 +103,10 @@ pub struct ListRequest {
     /// `index --prune` (marked "deleted <date>"; `--kind all` includes them too)
     #[cfg_attr(feature = "cli", arg(long))]
     pub archived: bool,
+    /// With --store: only this machine's sessions
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME"))]
+    pub machine: Option<String>,
 }
 
 impl Default for ListRequest {
@@ -112,6 +116,7 @@ impl Default for ListRequest {
             filter: ListFilter::default(),
             cursor: None,
             archived: false,
+            machine: None,
         }
     }
 }

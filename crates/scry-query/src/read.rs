@@ -77,6 +77,11 @@ pub struct TurnRequest {
     /// Events on each side of `around` (default 5)
     #[cfg_attr(feature = "cli", arg(skip))]
     pub radius: Option<u32>,
+    /// Read earlier revision N of the session, kept by the index when its source was rewritten
+    /// shorter or changed (1 = the most recent; 0 = the current session)
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N", default_value_t = 0))]
+    pub revision: u32,
 }
 
 impl Default for TurnRequest {
@@ -93,6 +98,7 @@ impl Default for TurnRequest {
             cursor: None,
             around: None,
             radius: None,
+            revision: 0,
         }
     }
 }

@@ -89,6 +89,15 @@ pub struct SearchQuery {
     /// default, marked "deleted <date>")
     #[cfg_attr(feature = "cli", arg(long))]
     pub live_only: bool,
+    /// With --store: only this machine's sessions
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME"))]
+    pub machine: Option<String>,
+    /// Read earlier revision N of the session, kept by the index when its source was rewritten
+    /// shorter or changed (1 = the most recent; 0 = the current session)
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N", default_value_t = 0))]
+    pub revision: u32,
 }
 
 impl Default for SearchQuery {
@@ -113,6 +122,8 @@ impl Default for SearchQuery {
             include_self: false,
             cursor: None,
             live_only: false,
+            machine: None,
+            revision: 0,
         }
     }
 }

@@ -178,7 +178,13 @@ pub fn load(ctx: &Source, tab: Tab, h: &Header, now: Timestamp) -> Result<Vec<Ro
         Tab::Errors => {
             let r = ctx
                 .reader
-                .errors(&ctx.ctx, &ErrorsRequest { id })
+                .errors(
+                    &ctx.ctx,
+                    &ErrorsRequest {
+                        id,
+                        ..Default::default()
+                    },
+                )
                 .map_err(|e| e.to_string())?;
             out.push(row(
                 format!(

@@ -247,8 +247,12 @@ mod tests {
     fn parameters_come_from_the_type() {
         let p = params::<FilesRequest>();
         let by = |name: &str| p.iter().find(|p| p.name == name).cloned().unwrap();
-        assert_eq!(p.len(), 2);
-        assert!(by("id").required && !by("group").required);
+        assert_eq!(p.len(), 3);
+        assert!(by("id").required && !by("group").required && !by("revision").required);
+        assert_eq!(by("revision").kind, "integer");
+        assert!(by("revision")
+            .doc
+            .starts_with("Read earlier revision N of the session"));
         assert_eq!(by("group").values, ["project", "runtime", "log", "all"]);
         assert_eq!(
             by("group").doc,
@@ -263,6 +267,7 @@ mod tests {
             ("failed", "boolean"),
             ("host", "string"),
             ("id", "string"),
+            ("revision", "integer"),
             ("turn", "integer"),
         ];
         assert_eq!(kinds, want.map(|(n, k)| (n.to_string(), k)));
@@ -281,7 +286,8 @@ mod tests {
                 id: "s1".into(),
                 failed: true,
                 turn: Some(3),
-                host: None
+                host: None,
+                revision: 0,
             }
         );
         let f: FilesRequest =

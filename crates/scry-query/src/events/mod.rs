@@ -91,6 +91,11 @@ pub struct EventsRequest {
         )
     )]
     pub relations: Option<String>,
+    /// Read earlier revision N of the session, kept by the index when its source was rewritten
+    /// shorter or changed (1 = the most recent; 0 = the current session)
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N", default_value_t = 0))]
+    pub revision: u32,
 }
 
 impl Default for EventsRequest {
@@ -101,6 +106,7 @@ impl Default for EventsRequest {
             limit: DEFAULT_LIMIT,
             cursor: None,
             relations: None,
+            revision: 0,
         }
     }
 }

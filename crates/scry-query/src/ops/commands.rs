@@ -28,6 +28,11 @@ pub struct CommandsRequest {
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long, value_name = "HOST"))]
     pub host: Option<String>,
+    /// Read earlier revision N of the session, kept by the index when its source was rewritten
+    /// shorter or changed (1 = the most recent; 0 = the current session)
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N", default_value_t = 0))]
+    pub revision: u32,
 }
 
 /// The filter a [`CommandsReport`] echoes.

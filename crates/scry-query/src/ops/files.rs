@@ -71,6 +71,11 @@ pub struct FilesRequest {
     #[serde(default)]
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value = "all"))]
     pub group: GroupFilter,
+    /// Read earlier revision N of the session, kept by the index when its source was rewritten
+    /// shorter or changed (1 = the most recent; 0 = the current session)
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N", default_value_t = 0))]
+    pub revision: u32,
 }
 
 /// Write events and distinct files per group.

@@ -15,6 +15,11 @@ use crate::{Context, QueryResult};
 pub struct JobsRequest {
     /// Session: full id, provider:id, a unique prefix (≥ 6 characters), or a file path
     pub id: String,
+    /// Read earlier revision N of the session, kept by the index when its source was rewritten
+    /// shorter or changed (1 = the most recent; 0 = the current session)
+    #[serde(default)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "N", default_value_t = 0))]
+    pub revision: u32,
 }
 
 /// The answer of [`jobs`] (`scry jobs --json`).

@@ -4,7 +4,6 @@
 
 use clap::Subcommand;
 
-use super::revision::RevisionArg;
 use super::{
     completions, config, context, digest, doctor, events, export, graph, index, inspect,
     ledger_commands, ledger_errors, ledger_files, ledger_jobs, list, man, mcp, push, resume,
@@ -13,20 +12,19 @@ use super::{
 
 /// The `--revision` a command was given (0 when it takes none).
 pub fn revision_of(command: &Command) -> u32 {
-    let rev = match command {
-        Command::Show(a) => a.rev,
-        Command::Turns(a) => a.rev,
-        Command::Turn(a) => a.rev,
-        Command::Events(a) => a.rev,
-        Command::Commands(a) => a.rev,
-        Command::Files(a) => a.rev,
-        Command::Errors(a) => a.rev,
-        Command::Jobs(a) => a.rev,
-        Command::Export(a) => a.rev,
-        Command::Search(a) => a.rev,
-        _ => RevisionArg::default(),
-    };
-    rev.revision
+    match command {
+        Command::Show(a) => a.request.revision,
+        Command::Turns(a) => a.request.revision,
+        Command::Turn(a) => a.request.revision,
+        Command::Events(a) => a.request.revision,
+        Command::Commands(a) => a.request.revision,
+        Command::Files(a) => a.request.revision,
+        Command::Errors(a) => a.request.revision,
+        Command::Jobs(a) => a.request.revision,
+        Command::Export(a) => a.revision,
+        Command::Search(a) => a.request.revision,
+        _ => 0,
+    }
 }
 
 /// Every command.

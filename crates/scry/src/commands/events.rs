@@ -30,9 +30,6 @@ pub struct EventsArgs {
     /// Keep printing new events as the session is written (filters apply); Ctrl-C ends
     #[arg(long, conflicts_with = "relations")]
     pub follow: bool,
-    /// Which revision of the session (issue 20).
-    #[command(flatten)]
-    pub rev: super::revision::RevisionArg,
 }
 
 /// Runs `scry events`.

@@ -19,9 +19,6 @@ pub struct CommandsArgs {
     /// The request.
     #[command(flatten)]
     pub request: CommandsRequest,
-    /// Which revision of the session (issue 20).
-    #[command(flatten)]
-    pub rev: super::revision::RevisionArg,
 }
 
 /// Runs `scry commands`.

@@ -19,9 +19,6 @@ pub struct ErrorsArgs {
     /// The request.
     #[command(flatten)]
     pub request: ErrorsRequest,
-    /// Which revision of the session (issue 20).
-    #[command(flatten)]
-    pub rev: super::revision::RevisionArg,
 }
 
 /// Runs `scry errors`.

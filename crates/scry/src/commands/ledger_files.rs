@@ -19,9 +19,6 @@ pub struct FilesArgs {
     /// The request.
     #[command(flatten)]
     pub request: FilesRequest,
-    /// Which revision of the session (issue 20).
-    #[command(flatten)]
-    pub rev: super::revision::RevisionArg,
 }
 
 /// Runs `scry files`.

@@ -18,9 +18,6 @@ pub struct JobsArgs {
     /// The request.
     #[command(flatten)]
     pub request: JobsRequest,
-    /// Which revision of the session (issue 20).
-    #[command(flatten)]
-    pub rev: super::revision::RevisionArg,
 }
 
 /// Runs `scry jobs`.

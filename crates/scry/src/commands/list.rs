@@ -13,15 +13,12 @@ use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry list`: the query's request type (its flags defined once, in
-/// `scry_query::ListRequest`) and the team store's machine filter.
+/// `scry_query::ListRequest`, the team store's `machine` filter among them).
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// The list.
     #[command(flatten)]
     pub request: ListRequest,
-    /// With --store: only this machine's sessions
-    #[arg(long, value_name = "NAME")]
-    pub machine: Option<String>,
 }
 
 /// Runs `scry list`.

@@ -22,7 +22,6 @@ mod mcp;
 mod prune;
 mod push;
 mod resume;
-mod revision;
 mod search;
 mod serve;
 mod show;

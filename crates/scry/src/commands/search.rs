@@ -18,18 +18,12 @@ use crate::output::Output;
 use crate::render::{self, Style};
 
 /// Arguments of `scry search`: the query's request type (its flags defined once, in
-/// `scry_query::SearchQuery`) and the team store's machine filter.
+/// `scry_query::SearchQuery`, the team store's `machine` filter and `revision` among them).
 #[derive(Debug, Args)]
 pub struct SearchArgs {
     /// The search.
     #[command(flatten)]
     pub request: SearchQuery,
-    /// With --store: only this machine's sessions
-    #[arg(long, value_name = "NAME")]
-    pub machine: Option<String>,
-    /// Which revision of the session (issue 20).
-    #[command(flatten)]
-    pub rev: super::revision::RevisionArg,
 }
 
 impl SearchArgs {

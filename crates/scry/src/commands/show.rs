@@ -21,9 +21,6 @@ pub struct ShowArgs {
     /// The session (the query's request type, `scry_query::ShowRequest`).
     #[command(flatten)]
     pub request: scry_query::ShowRequest,
-    /// Which revision of the session (issue 20).
-    #[command(flatten)]
-    pub rev: super::revision::RevisionArg,
 }
 
 /// Runs `scry show`.

@@ -96,7 +96,12 @@ fn with_machine(mut out: Output, machines: &[String]) -> Output {
 /// `list --store`.
 fn list(ctx: &Ctx, url: &str, args: &super::list::ListArgs) -> CliResult<Output> {
     let mut store = open(url)?;
-    let team = read::list(ctx, &mut store, &args.query(), args.machine.as_deref())?;
+    let team = read::list(
+        ctx,
+        &mut store,
+        &args.query(),
+        args.request.machine.as_deref(),
+    )?;
     if ctx.json {
         return Ok(json_out(&team.to_json()).into());
     }
@@ -182,7 +187,12 @@ fn events(ctx: &Ctx, url: &str, args: &super::events::EventsArgs) -> CliResult<O
 /// `search --store`.
 fn search(ctx: &Ctx, url: &str, args: &super::search::SearchArgs) -> CliResult<Output> {
     let mut store = open(url)?;
-    let team = read::search(ctx, &mut store, &args.query(), args.machine.as_deref())?;
+    let team = read::search(
+        ctx,
+        &mut store,
+        &args.query(),
+        args.request.machine.as_deref(),
+    )?;
     if ctx.json {
         return Ok(json_out(&team.to_json()).into());
     }

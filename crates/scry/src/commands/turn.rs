@@ -19,9 +19,6 @@ pub struct TurnArgs {
     /// What to read.
     #[command(flatten)]
     pub request: TurnRequest,
-    /// Which revision of the session (issue 20).
-    #[command(flatten)]
-    pub rev: super::revision::RevisionArg,
 }
 
 impl TurnArgs {

@@ -19,9 +19,6 @@ pub struct TurnsArgs {
     /// The session (the query's request type, `scry_query::TurnsRequest`).
     #[command(flatten)]
     pub request: scry_query::TurnsRequest,
-    /// Which revision of the session (issue 20).
-    #[command(flatten)]
-    pub rev: super::revision::RevisionArg,
 }
 
 /// Runs `scry turns`.

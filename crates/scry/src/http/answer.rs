@@ -71,7 +71,6 @@ impl Params {
         let given = self
             .0
             .iter()
-            .filter(|(k, _)| k != "revision" && k != "machine")
             .map(|(k, v)| (self.1.field(k).to_string(), Value::String(v.clone())))
             .chain(id.map(|id| ("id".to_string(), Value::String(id))));
         crate::door::request(given, crate::door::Given::Text).map_err(|e| {
@@ -85,29 +84,14 @@ impl Params {
             QueryError::usage(code, e.message(|k| format!("unknown parameter '{k}'")))
         })
     }
+}
 
-    /// `base` reading the `revision` this request names (issue 20; 0 when absent).
-    pub(super) fn ctx(&self, base: &scry_query::Context) -> QueryResult<scry_query::Context> {
-        let revision = match self.get("revision") {
-            None => 0,
-            Some(v) => v.parse().map_err(|_| {
-                QueryError::usage(
-                    ErrorCode::InvalidQuery,
-                    format!("parameter 'revision' must be a number, not '{v}'"),
-                )
-            })?,
-        };
-        Ok(scry_query::Context {
-            revision,
-            ..base.clone()
-        })
-    }
-
-    pub(super) fn get(&self, name: &str) -> Option<String> {
-        self.0
-            .iter()
-            .find(|(k, v)| k == name && !v.is_empty())
-            .map(|(_, v)| v.clone())
+/// `base` reading revision `revision` of the session (issue 20; 0 = the current session): the
+/// `revision` field of the per-session requests.
+pub(super) fn revised(base: &scry_query::Context, revision: u32) -> scry_query::Context {
+    scry_query::Context {
+        revision,
+        ..base.clone()
     }
 }
 

@@ -6,17 +6,6 @@ use serde_json::{json, Map, Value};
 
 use crate::door;
 
-/// A query parameter of a route.
-#[derive(Debug, Clone, Copy)]
-pub struct Param {
-    /// Name (as the CLI flag, `_` for `-`).
-    pub name: &'static str,
-    /// `string`, `integer` or `boolean`.
-    pub kind: &'static str,
-    /// What it does.
-    pub doc: &'static str,
-}
-
 /// One route.
 #[derive(Debug, Clone, Copy)]
 pub struct Route {
@@ -24,11 +13,9 @@ pub struct Route {
     pub path: &'static str,
     /// One line: what it returns.
     pub summary: &'static str,
-    /// Accepted query parameters (anything else is refused with `INVALID_QUERY`), written here
-    /// for the routes whose query has no request type of its own.
-    pub params: &'static [Param],
-    /// The parameters of the route's request type (its `{id}` aside), for the routes that
-    /// answer one query operation: derived from the type, never written here.
+    /// The parameters of the route's request type (its `{id}` aside; anything else is refused
+    /// with `INVALID_QUERY`): derived from the type, never written here. `None`: the route
+    /// takes no parameter.
     pub request: Option<fn() -> Vec<door::Param>>,
     /// HTTP names of request fields that the API names otherwise (`("q", "query")`: the
     /// search's `query` is `q` here).
@@ -46,14 +33,7 @@ impl Route {
 
     /// Every query parameter the route accepts.
     pub fn query_params(&self) -> Vec<door::Param> {
-        let as_door = |p: &Param| door::Param {
-            name: p.name.to_string(),
-            kind: p.kind,
-            doc: p.doc.to_string(),
-            values: Vec::new(),
-            required: false,
-        };
-        let mut out: Vec<door::Param> = match self.request {
+        match self.request {
             Some(typed) => {
                 let in_path = |name: &str| self.path.contains(&format!("{{{name}}}"));
                 typed()
@@ -67,100 +47,46 @@ impl Route {
                     })
                     .collect()
             }
-            None => self.params.iter().map(as_door).collect(),
-        };
-        if REVISIONED.contains(&self.path) {
-            out.push(as_door(&REVISION));
+            None => Vec::new(),
         }
-        if MACHINED.contains(&self.path) {
-            out.push(as_door(&MACHINE));
-        }
-        out
     }
 }
-
-/// The routes that read one session and take `revision` (issue 20; for `/v1/search`, of the
-/// `session` searched).
-pub const REVISIONED: &[&str] = &[
-    "/v1/sessions/{id}",
-    "/v1/sessions/{id}/turns",
-    "/v1/sessions/{id}/content",
-    "/v1/sessions/{id}/events",
-    "/v1/sessions/{id}/commands",
-    "/v1/sessions/{id}/files",
-    "/v1/sessions/{id}/errors",
-    "/v1/sessions/{id}/jobs",
-    "/v1/search",
-];
-
-/// `revision`: the earlier revision of a rewritten session to read.
-const REVISION: Param = p(
-    "revision",
-    "integer",
-    "Read earlier revision N of the session, kept by the index when its source was rewritten shorter or changed (1 = the most recent; 0 = current)",
-);
-
-/// The routes that take a team store's `machine` filter (issue 22; refused without a store).
-pub const MACHINED: &[&str] = &["/v1/sessions", "/v1/search"];
-
-/// `machine`: only one machine's sessions, from a team store.
-const MACHINE: Param = p(
-    "machine",
-    "string",
-    "Only this machine's sessions (a server reading a team store: serve --store)",
-);
-
-const fn p(name: &'static str, kind: &'static str, doc: &'static str) -> Param {
-    Param { name, kind, doc }
-}
-
-const BATCH: &[Param] = &[p(
-    "ids",
-    "string",
-    "Session references, comma-separated (at most 500)",
-)];
 
 /// Every route of the API (all GET).
 pub const ROUTES: &[Route] = &[
     Route {
         path: "/health",
         summary: "Liveness: status and version",
-        params: &[],
         request: None,
         aliases: &[],
     },
     Route {
         path: "/manifest",
         summary: "What this server offers: version, routes, providers, redaction",
-        params: &[],
         request: None,
         aliases: &[],
     },
     Route {
         path: "/openapi.json",
         summary: "This document",
-        params: &[],
         request: None,
         aliases: &[],
     },
     Route {
         path: "/v1/sessions",
         summary: "Sessions in a scope, newest first (scry list --json)",
-        params: &[],
         request: Some(door::params::<scry_query::ListRequest>),
         aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}",
         summary: "A session's overview (scry show --json)",
-        params: &[],
         request: Some(door::params::<scry_query::ShowRequest>),
         aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/turns",
         summary: "The turn directory (scry turns --json)",
-        params: &[],
         request: Some(door::params::<scry_query::TurnsRequest>),
         aliases: &[],
     },
@@ -168,91 +94,78 @@ pub const ROUTES: &[Route] = &[
         path: "/v1/sessions/{id}/content",
         summary:
             "Turns, events, a locator, a call, an artifact or raw records, paged (scry turn --json)",
-        params: &[],
         request: Some(door::params::<scry_query::TurnRequest>),
         aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/events",
         summary: "Events by seq, time, kind, surface and text, paged; or one event's relations (scry events --json)",
-        params: &[],
         request: Some(door::params::<scry_query::EventsRequest>),
         aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/stream",
         summary: "Server-sent events: the session's new events as they are written (ready, events, notice, gone), rows as in /events",
-        params: &[],
         request: Some(door::params::<scry_query::EventQuery>),
         aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/lineage",
         summary: "Ancestors, descendants, root (scry trace --json)",
-        params: &[],
-        request: None,
+        request: Some(door::params::<scry_query::LineageRequest>),
         aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/commands",
         summary: "The commands ledger (scry commands --json)",
-        params: &[],
         request: Some(door::params::<scry_query::CommandsRequest>),
         aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/files",
         summary: "The files ledger (scry files --json)",
-        params: &[],
         request: Some(door::params::<scry_query::FilesRequest>),
         aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/errors",
         summary: "The errors ledger (scry errors --json)",
-        params: &[],
         request: Some(door::params::<scry_query::ErrorsRequest>),
         aliases: &[],
     },
     Route {
         path: "/v1/sessions/{id}/jobs",
         summary: "Background jobs (scry jobs --json)",
-        params: &[],
         request: Some(door::params::<scry_query::JobsRequest>),
         aliases: &[],
     },
     Route {
         path: "/v1/graph/{id}",
         summary: "A session's edges to other sessions (scry graph --json)",
-        params: &[],
         request: Some(door::params::<scry_query::GraphRequest>),
         aliases: &[],
     },
     Route {
         path: "/v1/search",
         summary: "Search across sessions or within one (scry search --json)",
-        params: &[],
         request: Some(door::params::<scry_query::SearchQuery>),
         aliases: &[("q", "query")],
     },
     Route {
         path: "/v1/headers",
         summary: "Batch read of headers: one result per reference, in order",
-        params: BATCH,
-        request: None,
+        request: Some(door::params::<scry_query::HeadersRequest>),
         aliases: &[],
     },
     Route {
         path: "/v1/stream",
         summary: "Server-sent events: sessions the index added or saw grow (session: {change, active, session: list row}; reset)",
-        params: &[],
         request: None,
         aliases: &[],
     },
     Route {
         path: "/v1/usage",
         summary: "Tokens and USD per day, week, month, session or 5-hour block (scry usage --json)",
-        params: &[],
         request: Some(door::params::<scry_query::usage::UsageRequest>),
         aliases: &[],
     },

@@ -16,7 +16,7 @@ use scry_query::{
 };
 use serde_json::{json, Value};
 
-use super::answer::{answer, answer_now, checked, id_of, Id, Raw};
+use super::answer::{answer, answer_now, checked, revised, Id, Raw};
 use super::api::{error_response, json_response, Api};
 use super::openapi;
 use super::team;
@@ -94,7 +94,7 @@ async fn sessions(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     answer(api, "/v1/sessions", raw, |api, p| {
         let req: ListRequest = p.typed(None, &[("kind", ErrorCode::InvalidFilter)])?;
         let q = req.query();
-        let machine = team::machine(api, p.get("machine"))?;
+        let machine = team::machine(api, req.machine.clone())?;
         if let Some(mut store) = team::store(api)? {
             let m = machine.as_deref();
             return team::json(scry_team::read::list(&api.ctx, &mut store, &q, m));
@@ -110,7 +110,7 @@ async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
         if let Some(mut store) = team::store(api)? {
             return team::json(scry_team::read::overview(&api.ctx, &mut store, &req.id));
         }
-        Ok(scry_query::overview(&p.ctx(&api.ctx)?, &req.id)?.to_json())
+        Ok(scry_query::overview(&revised(&api.ctx, req.revision), &req.id)?.to_json())
     })
     .await
 }
@@ -121,7 +121,7 @@ async fn turns(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
         if let Some(mut store) = team::store(api)? {
             return team::json(scry_team::read::turns(&mut store, &req.id, KEEP_JSON));
         }
-        Ok(scry_query::turns(&p.ctx(&api.ctx)?, &req.id, KEEP_JSON)?.to_json())
+        Ok(scry_query::turns(&revised(&api.ctx, req.revision), &req.id, KEEP_JSON)?.to_json())
     })
     .await
 }
@@ -136,7 +136,7 @@ async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
                 return team::json(scry_team::inside::read(&mut store, &w));
             }
             return Ok(scry_query::event_window(
-                &p.ctx(&api.ctx)?,
+                &revised(&api.ctx, req.revision),
                 &req.id,
                 event,
                 radius,
@@ -149,7 +149,7 @@ async fn content(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
         if let Some(mut store) = team::store(api)? {
             return team::json(scry_team::inside::read(&mut store, &read));
         }
-        Ok(scry_query::read(&p.ctx(&api.ctx)?, &read)?.to_json())
+        Ok(scry_query::read(&revised(&api.ctx, req.revision), &read)?.to_json())
     })
     .await
 }
@@ -170,7 +170,9 @@ async fn events(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
             if let Some(mut store) = team::store(api)? {
                 return team::json(scry_team::inside::relations(&mut store, &req.id, seq));
             }
-            return Ok(scry_query::relations(&p.ctx(&api.ctx)?, &req.id, seq)?.to_json());
+            return Ok(
+                scry_query::relations(&revised(&api.ctx, req.revision), &req.id, seq)?.to_json(),
+            );
         }
         if let Some(mut store) = team::store(api)? {
             let page = req.page();
@@ -181,15 +183,22 @@ async fn events(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
                 &page,
             ));
         }
-        Ok(scry_query::events(&p.ctx(&api.ctx)?, &req.id, &req.filter, &req.page())?.to_json())
+        Ok(scry_query::events(
+            &revised(&api.ctx, req.revision),
+            &req.id,
+            &req.filter,
+            &req.page(),
+        )?
+        .to_json())
     })
     .await
 }
 
 async fn lineage(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
-    answer(api, "/v1/sessions/{id}/lineage", raw, move |api, _| {
+    answer(api, "/v1/sessions/{id}/lineage", raw, move |api, p| {
         team::not_served(api, "/v1/sessions/{id}/lineage")?;
-        Ok(scry_query::lineage(&api.ctx, &id_of(id)?)?.to_json())
+        let req: scry_query::LineageRequest = p.request(id)?;
+        Ok(scry_query::lineage(&api.ctx, &req.id)?.to_json())
     })
     .await
 }
@@ -197,12 +206,12 @@ async fn lineage(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
 async fn search(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     answer(api, "/v1/search", raw, |api, p| {
         let q: SearchQuery = p.typed(None, &[])?;
-        let machine = team::machine(api, p.get("machine"))?;
+        let machine = team::machine(api, q.machine.clone())?;
         if let Some(mut store) = team::store(api)? {
             let m = machine.as_deref();
             return team::json(scry_team::read::search(&api.ctx, &mut store, &q, m));
         }
-        Ok(scry_query::search(&p.ctx(&api.ctx)?, &q)?.to_json())
+        Ok(scry_query::search(&revised(&api.ctx, q.revision), &q)?.to_json())
     })
     .await
 }
@@ -210,15 +219,8 @@ async fn search(State(api): State<Arc<Api>>, raw: Raw) -> Response {
 async fn headers(State(api): State<Arc<Api>>, raw: Raw) -> Response {
     answer(api, "/v1/headers", raw, |api, p| {
         team::not_served(api, "/v1/headers")?;
-        let ids: Vec<String> = p
-            .get("ids")
-            .unwrap_or_default()
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect();
-        Ok(scry_query::headers(&api.ctx, &ids)?.to_json())
+        let req: scry_query::HeadersRequest = p.typed(None, &[])?;
+        Ok(scry_query::headers(&api.ctx, &req.references())?.to_json())
     })
     .await
 }
@@ -243,7 +245,10 @@ async fn commands(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
         if let Some(mut store) = team::store(api)? {
             return team::json(scry_team::inside::commands(&mut store, &req));
         }
-        report(scry_query::commands(&p.ctx(&by_id(api))?, &req))
+        report(scry_query::commands(
+            &revised(&by_id(api), req.revision),
+            &req,
+        ))
     })
     .await
 }
@@ -254,7 +259,7 @@ async fn files(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
         if let Some(mut store) = team::store(api)? {
             return team::json(scry_team::inside::files(&mut store, &req));
         }
-        report(scry_query::files(&p.ctx(&by_id(api))?, &req))
+        report(scry_query::files(&revised(&by_id(api), req.revision), &req))
     })
     .await
 }
@@ -265,7 +270,10 @@ async fn errors(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
         if let Some(mut store) = team::store(api)? {
             return team::json(scry_team::inside::errors(&mut store, &req));
         }
-        report(scry_query::errors(&p.ctx(&by_id(api))?, &req))
+        report(scry_query::errors(
+            &revised(&by_id(api), req.revision),
+            &req,
+        ))
     })
     .await
 }
@@ -276,7 +284,7 @@ async fn jobs(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response {
         if let Some(mut store) = team::store(api)? {
             return team::json(scry_team::inside::jobs(&mut store, &req));
         }
-        report(scry_query::jobs(&p.ctx(&by_id(api))?, &req))
+        report(scry_query::jobs(&revised(&by_id(api), req.revision), &req))
     })
     .await
 }

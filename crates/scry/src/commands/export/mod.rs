@@ -52,9 +52,10 @@ pub struct ExportArgs {
     /// Write the document to this file instead of stdout
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
-    /// Which revision of the session (issue 20).
-    #[command(flatten)]
-    pub rev: crate::commands::revision::RevisionArg,
+    /// Read earlier revision N of the session, kept by the index when its source was rewritten
+    /// shorter or changed (1 = the most recent; 0 = the current session)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub revision: u32,
 }
 
 /// Where the document goes, counting the bytes written.

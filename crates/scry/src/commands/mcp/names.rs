@@ -26,14 +26,6 @@ fn fields<T: Serialize + Default + schemars::JsonSchema>() -> BTreeSet<String> {
     names
 }
 
-/// `names` less `revision` (issue 20), which every reader of one session takes beside its
-/// request (the CLI's `--revision`, HTTP's `revision`, MCP's `revision` outside the tool's own
-/// properties) and which sets the query context, not the request; checked present.
-fn less_revision(mut names: BTreeSet<String>) -> BTreeSet<String> {
-    assert!(names.remove("revision"), "revision among {names:?}");
-    names
-}
-
 /// The argument ids of a CLI command (field names), without `help` and the global flags.
 fn cli<A: Args>() -> BTreeSet<String> {
     let globals: BTreeSet<String> = crate::cli::command()
@@ -106,36 +98,36 @@ fn mcp(tool: &str) -> BTreeSet<String> {
 #[test]
 fn commands_names_agree() {
     let f = fields::<scry_query::CommandsRequest>();
-    assert_eq!(less_revision(subcommand("commands")), f);
-    assert_eq!(less_revision(cli::<ledger_commands::CommandsArgs>()), f);
-    assert_eq!(less_revision(http("/v1/sessions/{id}/commands")), f);
+    assert_eq!(subcommand("commands"), f);
+    assert_eq!(cli::<ledger_commands::CommandsArgs>(), f);
+    assert_eq!(http("/v1/sessions/{id}/commands"), f);
     assert_eq!(mcp("commands"), f);
 }
 
 #[test]
 fn files_names_agree() {
     let f = fields::<scry_query::FilesRequest>();
-    assert_eq!(less_revision(subcommand("files")), f);
-    assert_eq!(less_revision(cli::<ledger_files::FilesArgs>()), f);
-    assert_eq!(less_revision(http("/v1/sessions/{id}/files")), f);
+    assert_eq!(subcommand("files"), f);
+    assert_eq!(cli::<ledger_files::FilesArgs>(), f);
+    assert_eq!(http("/v1/sessions/{id}/files"), f);
     assert_eq!(mcp("files"), f);
 }
 
 #[test]
 fn errors_names_agree() {
     let f = fields::<scry_query::ErrorsRequest>();
-    assert_eq!(less_revision(subcommand("errors")), f);
-    assert_eq!(less_revision(cli::<ledger_errors::ErrorsArgs>()), f);
-    assert_eq!(less_revision(http("/v1/sessions/{id}/errors")), f);
+    assert_eq!(subcommand("errors"), f);
+    assert_eq!(cli::<ledger_errors::ErrorsArgs>(), f);
+    assert_eq!(http("/v1/sessions/{id}/errors"), f);
     assert_eq!(mcp("errors"), f);
 }
 
 #[test]
 fn jobs_names_agree() {
     let f = fields::<scry_query::JobsRequest>();
-    assert_eq!(less_revision(subcommand("jobs")), f);
-    assert_eq!(less_revision(cli::<ledger_jobs::JobsArgs>()), f);
-    assert_eq!(less_revision(http("/v1/sessions/{id}/jobs")), f);
+    assert_eq!(subcommand("jobs"), f);
+    assert_eq!(cli::<ledger_jobs::JobsArgs>(), f);
+    assert_eq!(http("/v1/sessions/{id}/jobs"), f);
 }
 
 #[test]
@@ -184,6 +176,7 @@ fn cli_arguments_become_the_request() {
             failed: true,
             turn: Some(3),
             host: Some("h".into()),
+            revision: 0,
         }
     );
     #[derive(Parser)]
@@ -237,13 +230,14 @@ fn but(names: &BTreeSet<String>, add: &[&str], remove: &[&str]) -> BTreeSet<Stri
 #[test]
 fn list_names_agree() {
     let f = fields::<scry_query::ListRequest>();
-    // `--machine` filters the team store's list (`--store`), which HTTP and MCP do not read.
-    assert_eq!(subcommand("list"), but(&f, &["machine"], &[]));
-    assert_eq!(cli::<list::ListArgs>(), but(&f, &["machine"], &[]));
-    // `machine` filters a team store's sessions (`serve --store`), refused without one.
-    assert_eq!(http("/v1/sessions"), but(&f, &["machine"], &[]));
-    // MCP's `cursor` is every tool's own continuation.
-    assert_eq!(mcp("list_sessions"), but(&f, &[], &["cursor"]));
+    // `machine` filters a team store's sessions (`--store`, `serve --store`; HTTP refuses it
+    // without one).
+    assert!(f.contains("machine"));
+    assert_eq!(subcommand("list"), f);
+    assert_eq!(cli::<list::ListArgs>(), f);
+    assert_eq!(http("/v1/sessions"), f);
+    // MCP's `cursor` is every tool's own continuation; `mcp --store` takes no machine filter.
+    assert_eq!(mcp("list_sessions"), but(&f, &[], &["cursor", "machine"]));
     // `scry tui` takes the list's session filters.
     let filter = fields::<scry_query::ListFilter>();
     assert_eq!(subcommand("tui"), filter);
@@ -253,18 +247,18 @@ fn list_names_agree() {
 #[test]
 fn search_names_agree() {
     let f = fields::<scry_query::SearchQuery>();
-    // `--revision` reads an earlier revision of the `--session` searched (issue 20).
-    let m = but(&f, &["machine"], &[]);
-    assert_eq!(less_revision(subcommand("search")), m);
-    assert_eq!(less_revision(cli::<search::SearchArgs>()), m);
+    // `revision` reads an earlier revision of the `session` searched (issue 20).
+    assert!(f.contains("machine") && f.contains("revision"));
+    assert_eq!(subcommand("search"), f);
+    assert_eq!(cli::<search::SearchArgs>(), f);
     // HTTP names the query `q` (the route's alias), for the same field.
-    assert_eq!(less_revision(http("/v1/search")), m);
+    assert_eq!(http("/v1/search"), f);
     assert!(crate::http::openapi::route("/v1/search")
         .unwrap()
         .query_params()
         .iter()
         .any(|p| p.name == "q"));
-    assert_eq!(mcp("search"), but(&f, &[], &["cursor"]));
+    assert_eq!(mcp("search"), but(&f, &[], &["cursor", "machine"]));
 }
 
 #[test]
@@ -345,14 +339,14 @@ fn http_text_becomes_list_search_and_usage_requests() {
 #[test]
 fn show_and_turns_names_agree() {
     let f = fields::<scry_query::ShowRequest>();
-    assert_eq!(less_revision(subcommand("show")), f);
-    assert_eq!(less_revision(cli::<crate::commands::show::ShowArgs>()), f);
-    assert_eq!(less_revision(http("/v1/sessions/{id}")), f);
+    assert_eq!(subcommand("show"), f);
+    assert_eq!(cli::<crate::commands::show::ShowArgs>(), f);
+    assert_eq!(http("/v1/sessions/{id}"), f);
     assert_eq!(mcp("show_session"), f);
     let f = fields::<scry_query::TurnsRequest>();
-    assert_eq!(less_revision(subcommand("turns")), f);
-    assert_eq!(less_revision(cli::<crate::commands::turns::TurnsArgs>()), f);
-    assert_eq!(less_revision(http("/v1/sessions/{id}/turns")), f);
+    assert_eq!(subcommand("turns"), f);
+    assert_eq!(cli::<crate::commands::turns::TurnsArgs>(), f);
+    assert_eq!(http("/v1/sessions/{id}/turns"), f);
     assert_eq!(mcp("turns"), f);
 }
 
@@ -361,12 +355,9 @@ fn turn_names_agree() {
     let f = fields::<scry_query::TurnRequest>();
     // The event window (`around`, `radius`) is HTTP's alone.
     let cli_names = but(&f, &[], &["around", "radius"]);
-    assert_eq!(less_revision(subcommand("turn")), cli_names);
-    assert_eq!(
-        less_revision(cli::<crate::commands::turn::TurnArgs>()),
-        cli_names
-    );
-    assert_eq!(less_revision(http("/v1/sessions/{id}/content")), f);
+    assert_eq!(subcommand("turn"), cli_names);
+    assert_eq!(cli::<crate::commands::turn::TurnArgs>(), cli_names);
+    assert_eq!(http("/v1/sessions/{id}/content"), f);
     // MCP reads no artifact file; `max_chars` / `cursor` are every tool's own.
     let mcp_names = but(
         &f,
@@ -380,15 +371,12 @@ fn turn_names_agree() {
 fn events_names_agree() {
     let f = fields::<scry_query::EventsRequest>();
     // `--follow` keeps the CLI printing; HTTP follows with `/stream` (the filters alone).
+    assert_eq!(subcommand("events"), but(&f, &["follow"], &[]));
     assert_eq!(
-        less_revision(subcommand("events")),
+        cli::<crate::commands::events::EventsArgs>(),
         but(&f, &["follow"], &[])
     );
-    assert_eq!(
-        less_revision(cli::<crate::commands::events::EventsArgs>()),
-        but(&f, &["follow"], &[])
-    );
-    assert_eq!(less_revision(http("/v1/sessions/{id}/events")), f);
+    assert_eq!(http("/v1/sessions/{id}/events"), f);
     let filters = fields::<scry_query::EventQuery>();
     assert_eq!(
         http("/v1/sessions/{id}/stream"),
@@ -403,4 +391,39 @@ fn doctor_names_agree() {
     assert!(f.is_empty());
     assert_eq!(subcommand("doctor"), f);
     assert_eq!(cli::<crate::commands::doctor::DoctorArgs>(), f);
+}
+
+/// `revision` (issue 20) is a field of every request that reads one session (and of search,
+/// for its `session`): the CLI's `--revision`, HTTP's and MCP's `revision` come from it.
+#[test]
+fn per_session_requests_take_revision() {
+    let revisioned = [
+        fields::<scry_query::ShowRequest>(),
+        fields::<scry_query::TurnsRequest>(),
+        fields::<scry_query::TurnRequest>(),
+        fields::<scry_query::EventsRequest>(),
+        fields::<scry_query::CommandsRequest>(),
+        fields::<scry_query::FilesRequest>(),
+        fields::<scry_query::ErrorsRequest>(),
+        fields::<scry_query::JobsRequest>(),
+        fields::<scry_query::SearchQuery>(),
+    ];
+    for f in revisioned {
+        assert!(f.contains("revision"), "{f:?}");
+    }
+    assert!(!fields::<scry_query::GraphRequest>().contains("revision"));
+    assert!(mcp("show_session").contains("revision") && mcp("errors").contains("revision"));
+}
+
+/// The batch read and the lineage (HTTP only) read their request types too.
+#[test]
+fn headers_and_lineage_names_agree() {
+    let f = fields::<scry_query::HeadersRequest>();
+    assert_eq!(http("/v1/headers"), f);
+    let f = fields::<scry_query::LineageRequest>();
+    assert_eq!(http("/v1/sessions/{id}/lineage"), f);
+    let req = scry_query::HeadersRequest {
+        ids: " a, ,b ,".into(),
+    };
+    assert_eq!(req.references(), ["a", "b"]);
 }

@@ -56,7 +56,7 @@ fn request<T: schemars::JsonSchema + serde::de::DeserializeOwned>(
 ) -> Result<T, ArgError> {
     let given = args
         .iter()
-        .filter(|(k, _)| *k != "max_chars" && *k != "cursor" && *k != "revision")
+        .filter(|(k, _)| *k != "max_chars" && *k != "cursor")
         .map(|(k, v)| (k.clone(), v.clone()));
     crate::door::request(given, crate::door::Given::Json)
         .map_err(|e| e.message(|k| format!("unknown argument {k:?}")))
@@ -69,7 +69,7 @@ pub fn all() -> Vec<ToolSpec> {
             name: "list_sessions",
             description: "List recent agent sessions (newest first) with id, uri, provider, title, cwd and time. Use first to find a session of this project (default scope: the server's working directory) or, with scope \"global\", of any project. Cheap.",
             // `cursor` is every tool's own continuation.
-            properties: || typed::<scry_query::ListRequest>(&["cursor"]),
+            properties: || typed::<scry_query::ListRequest>(&["cursor", "machine"]),
             required: &[],
             native_paging: false,
         },
@@ -107,7 +107,7 @@ pub fn all() -> Vec<ToolSpec> {
         ToolSpec {
             name: "search",
             description: "Search session text. Without session: across sessions, grouped by session, ranked by the best hit (\"have we seen this error before?\"). With session: within that one session (returns its header even with zero hits). Each hit cites session uri, event number and locator. Use it first when looking for an error, a file or a topic. Literal by default (case-insensitive); regex=true for a Rust regex.",
-            properties: || typed::<SearchQuery>(&["cursor"]),
+            properties: || typed::<SearchQuery>(&["cursor", "machine"]),
             required: &["query"],
             native_paging: false,
         },
@@ -164,29 +164,10 @@ pub fn all() -> Vec<ToolSpec> {
     ]
 }
 
-/// The tools that read one session and take `revision` (issue 20; `search` with `session`).
-pub const REVISIONED: &[&str] = &[
-    "show_session",
-    "turns",
-    "read",
-    "search",
-    "commands",
-    "files",
-    "errors",
-];
-
-/// The input schema of `spec`: its properties plus `max_chars` and `cursor` (and `revision`
-/// for the tools of [`REVISIONED`]).
+/// The input schema of `spec`: its properties plus `max_chars` and `cursor`.
 pub fn schema(spec: &ToolSpec, default_budget: usize) -> Map<String, Value> {
     let mut props = (spec.properties)();
     if let Some(m) = props.as_object_mut() {
-        if REVISIONED.contains(&spec.name) {
-            m.insert(
-                "revision".into(),
-                json!({"type": "integer", "minimum": 0,
-                       "description": "Read earlier revision N of the session, kept by the index when its source was rewritten shorter or changed (1 = the most recent; 0 = current)"}),
-            );
-        }
         m.insert(
             "max_chars".into(),
             json!({"type": "integer", "minimum": super::paging::MIN_BUDGET, "maximum": super::paging::MAX_BUDGET,
@@ -233,9 +214,7 @@ pub fn call(
     let bad = |m: ArgError| QueryError::usage(ErrorCode::InvalidQuery, m);
     let known = (spec.properties)();
     for k in args.keys() {
-        let common = k == "max_chars"
-            || k == "cursor"
-            || (k == "revision" && REVISIONED.contains(&spec.name));
+        let common = k == "max_chars" || k == "cursor";
         if !common && known.get(k).is_none() {
             return Err(bad(format!("{}: unknown argument {k:?}", spec.name)));
         }
@@ -245,24 +224,10 @@ pub fn call(
             return Err(bad(format!("{}: {r} is required", spec.name)));
         }
     }
-    let with_revision;
-    let revision = match args.get("revision") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(
-            v.as_u64()
-                .ok_or_else(|| bad(format!("revision must be a non-negative integer, got {v}")))?,
-        ),
-    };
-    let ctx = match revision {
-        Some(n) if n > 0 => {
-            with_revision = Context {
-                revision: u32::try_from(n)
-                    .map_err(|_| bad(format!("revision {n} is too large")))?,
-                ..ctx.clone()
-            };
-            &with_revision
-        }
-        _ => ctx,
+    // The per-session requests' `revision` (issue 20) is read in the context.
+    let revised = |revision: u32| Context {
+        revision,
+        ..ctx.clone()
     };
     match spec.name {
         "list_sessions" => {
@@ -276,6 +241,7 @@ pub fn call(
         }
         "show_session" => {
             let req: scry_query::ShowRequest = request(args).map_err(bad)?;
+            let ctx = &revised(req.revision);
             let id = req.id;
             either(
                 store,
@@ -285,6 +251,7 @@ pub fn call(
         }
         "turns" => {
             let req: scry_query::TurnsRequest = request(args).map_err(bad)?;
+            let ctx = &revised(req.revision);
             let id = req.id;
             either(
                 store,
@@ -296,6 +263,7 @@ pub fn call(
             let mut req: scry_query::TurnRequest = request(args).map_err(bad)?;
             req.max_chars = budget;
             req.cursor = native_cursor.map(str::to_string);
+            let ctx = &revised(req.revision);
             let read = req.read("read: give exactly one of turns, event, locator, call")?;
             either(
                 store,
@@ -305,6 +273,7 @@ pub fn call(
         }
         "search" => {
             let q: SearchQuery = request(args).map_err(bad)?;
+            let ctx = &revised(q.revision);
             either(
                 store,
                 |s| read::search(ctx, s, &q, None),
@@ -313,6 +282,7 @@ pub fn call(
         }
         "commands" => {
             let req: scry_query::CommandsRequest = request(args).map_err(bad)?;
+            let ctx = &revised(req.revision);
             either(
                 store,
                 |s| inside::commands(s, &req),
@@ -321,6 +291,7 @@ pub fn call(
         }
         "files" => {
             let req: scry_query::FilesRequest = request(args).map_err(bad)?;
+            let ctx = &revised(req.revision);
             either(
                 store,
                 |s| inside::files(s, &req),
@@ -329,6 +300,7 @@ pub fn call(
         }
         "errors" => {
             let req: scry_query::ErrorsRequest = request(args).map_err(bad)?;
+            let ctx = &revised(req.revision);
             either(
                 store,
                 |s| inside::errors(s, &req),
