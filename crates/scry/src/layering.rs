@@ -62,8 +62,8 @@ fn code(src: &str) -> String {
             i += rest.find('\n').unwrap_or(rest.len());
         } else if rest.starts_with("/*") {
             i += rest.find("*/").map_or(rest.len(), |e| e + 2);
-        } else if rest.starts_with("r#\"") {
-            i += rest[3..].find("\"#").map_or(rest.len(), |e| e + 5);
+        } else if let Some(raw) = rest.strip_prefix("r#\"") {
+            i += raw.find("\"#").map_or(rest.len(), |e| e + 5);
             out.push_str("\"\"");
         } else if rest.starts_with('"') {
             let mut j = 1;
@@ -72,8 +72,8 @@ fn code(src: &str) -> String {
             }
             i += j + 1;
             out.push_str("\"\"");
-        } else if rest.starts_with("'\\") {
-            i += rest[2..].find('\'').map_or(rest.len(), |e| e + 3);
+        } else if let Some(escaped) = rest.strip_prefix("'\\") {
+            i += escaped.find('\'').map_or(rest.len(), |e| e + 3);
         } else if rest.len() >= 3 && b[i] == b'\'' && rest[1..].chars().nth(1) == Some('\'') {
             i += 1 + rest[1..].chars().next().map_or(1, char::len_utf8) + 1;
         } else if rest.starts_with("pub(in ") {
