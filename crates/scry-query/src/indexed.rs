@@ -247,7 +247,7 @@ pub fn replay_at(
 /// Replays the session indexed from `file` into `sink` ([`replay`]); `Ok(None)` when the index
 /// does not hold it. On an error, the number of events already delivered comes with it.
 pub fn replay_file(
-    store: &Store,
+    store: &dyn SessionIndex,
     file: &SourceFile,
     sink: &mut dyn EventSink,
 ) -> Result<Option<Header>, (StoreError, usize)> {

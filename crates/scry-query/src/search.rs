@@ -332,7 +332,7 @@ fn search_revision(
         ));
     };
     let opened = crate::session_read::open(ctx, id)?;
-    let (Some(rev), Some(store)) = (&opened.revision, &opened.index) else {
+    let (Some(rev), Some(store)) = (&opened.revision, opened.reads()) else {
         return Err(QueryError::new(
             ErrorCode::Aborted,
             "the index cannot be read",

@@ -105,13 +105,21 @@ pub fn revision(
 }
 
 impl Opened {
+    /// The index's reads of this session (`None` without an index): every read of [`Opened`]
+    /// goes through the [`scry_store::SessionIndex`] trait; only the refresh of a followed
+    /// session and the rebuild of a damaged index need the SQLite store itself.
+    pub fn reads(&self) -> Option<&dyn scry_store::SessionIndex> {
+        self.index
+            .as_ref()
+            .map(|s| s as &dyn scry_store::SessionIndex)
+    }
+
     /// Whether the source is present now and whether the index holds the session (S-Q1).
     pub fn availability(&self) -> crate::Availability {
         crate::Availability {
             live: self.file.path.exists(),
             persisted: self
-                .index
-                .as_ref()
+                .reads()
                 .is_some_and(|s| crate::indexed::uri_of(s, &self.file).is_some()),
             archived: self.archived.as_ref().map(crate::archive::Mark::of),
             revision: self.revision.as_ref().map(|r| r.n),
@@ -121,8 +129,7 @@ impl Opened {
     /// The earlier revisions the index keeps of this session (issue 20), newest first; empty
     /// without the index.
     pub fn revisions(&self) -> Vec<scry_store::RevisionRow> {
-        self.index
-            .as_ref()
+        self.reads()
             .and_then(|s| {
                 s.revisions(
                     &self.file.path.to_string_lossy(),
@@ -138,7 +145,7 @@ impl Opened {
     pub fn stream(&self, sink: &mut dyn EventSink) -> QueryResult<Header> {
         // From the index when it holds the session (a source it could not parse is re-read
         // directly so the error is the direct one).
-        if let (Some(rev), Some(store)) = (&self.revision, self.index.as_ref()) {
+        if let (Some(rev), Some(store)) = (&self.revision, self.reads()) {
             // An earlier revision lives in the index only.
             let at = scry_store::SessionRef::Revision {
                 path: &self.file.path,
@@ -149,7 +156,7 @@ impl Opened {
                 .map_err(|e| QueryError::new(e.code(), e.to_string()));
         }
         let mut skip = 0;
-        if let Some(store) = self.index.as_ref().filter(|_| !self.damaged.get()) {
+        if let Some(store) = self.reads().filter(|_| !self.damaged.get()) {
             match crate::indexed::replay_file(store, &self.file, sink) {
                 Ok(Some(header)) if self.archived.is_some() => {
                     return Ok(crate::archive::mark(header))
@@ -161,13 +168,15 @@ impl Opened {
                 // from the source, after the index is rebuilt aside.
                 Err((e, delivered)) if e.is_corrupt() => {
                     self.damaged.set(true);
-                    let path = store.path().to_path_buf();
-                    let _ = crate::indexed::recover(
-                        &path,
-                        &e.in_index(&path),
-                        self.catalog.sources(),
-                        std::slice::from_ref(&self.file),
-                    );
+                    // Rebuilding aside is the SQLite store's own business.
+                    if let Some(path) = self.index.as_ref().map(|s| s.path().to_path_buf()) {
+                        let _ = crate::indexed::recover(
+                            &path,
+                            &e.in_index(&path),
+                            self.catalog.sources(),
+                            std::slice::from_ref(&self.file),
+                        );
+                    }
                     skip = delivered;
                 }
                 Err((e, _)) => return Err(QueryError::new(e.code(), e.to_string())),

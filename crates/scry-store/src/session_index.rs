@@ -16,7 +16,9 @@
 //! - **search**: over given sources ([`SessionIndex::search_sources`]) or a listed set
 //!   ([`SessionIndex::search_listed`]), with [`SearchRequest`]'s filters, cursor and budgets;
 //! - **archive**: the rows whose source is gone ([`SessionIndex::archived`],
-//!   [`SessionIndex::archived_source`]);
+//!   [`SessionIndex::archived_source`]); **revisions** (issue 20): the earlier revisions of a
+//!   source ([`SessionIndex::revisions`]), read and searched through [`SessionRef::Revision`]
+//!   ([`SessionIndex::search_revision`]);
 //! - **lookups**: the uri of a source, the stored working directories, the lease a watcher
 //!   holds, a change counter ([`SessionIndex::data_version`]) and read snapshots
 //!   ([`SessionIndex::begin_read`] / [`SessionIndex::end_read`]: reads in between see one
@@ -34,13 +36,14 @@ use scry_model::{Event, Header, ProviderId, Warning};
 use scry_source::SourceFile;
 
 use crate::{
-    ArchivedRow, IndexedSource, Lease, ListMode, ListRow, ListSpec, PageRow, Result, SearchRequest,
-    SearchResponse, SessionFacts, SessionRef, SourceCwd, Store, UsageSum,
+    ArchivedRow, IndexedSource, Lease, ListMode, ListRow, ListSpec, PageRow, Result, RevisionRow,
+    SearchRequest, SearchResponse, SessionFacts, SessionRef, SourceCwd, Store, UsageSum,
 };
 
 /// The read side of an index of sessions (see the module documentation).
 pub trait SessionIndex {
-    /// The stored header of a session (by uri or by source).
+    /// The stored header of a session (by uri or by source; an earlier revision by
+    /// [`SessionRef::Revision`]).
     fn header(&self, at: SessionRef<'_>) -> Result<Header>;
     /// The stored header of session `sid`.
     fn header_by_sid(&self, sid: i64) -> Result<Header>;
@@ -100,6 +103,12 @@ pub trait SessionIndex {
         spec: &ListSpec,
         also: &[i64],
     ) -> Result<SearchResponse>;
+
+    /// Search within one stored session (an earlier revision, issue 20), with
+    /// [`SearchRequest`]'s filters and budgets.
+    fn search_revision(&self, at: SessionRef<'_>, req: &SearchRequest) -> Result<SearchResponse>;
+    /// The earlier revisions kept of the source at `path` / `key` (issue 20), newest first.
+    fn revisions(&self, path: &str, key: &str) -> Result<Vec<RevisionRow>>;
 
     /// The archived sessions (source gone).
     fn archived(&self) -> Result<Vec<ArchivedRow>>;
@@ -203,6 +212,12 @@ impl SessionIndex for Store {
         also: &[i64],
     ) -> Result<SearchResponse> {
         Store::search_listed(self, req, spec, also)
+    }
+    fn search_revision(&self, at: SessionRef<'_>, req: &SearchRequest) -> Result<SearchResponse> {
+        Store::search_revision(self, at, req)
+    }
+    fn revisions(&self, path: &str, key: &str) -> Result<Vec<RevisionRow>> {
+        Store::revisions(self, path, key)
     }
     fn archived(&self) -> Result<Vec<ArchivedRow>> {
         Store::archived(self)

@@ -85,9 +85,9 @@ pub fn follow_live(ctx: &Context, id: &str, q: &EventQuery) -> QueryResult<Follo
         cursor: None,
     };
     let (filters, opened) = prepare(ctx, id, q, &page)?;
-    let counted = opened.index.as_ref().and_then(|store| {
+    let counted = opened.reads().and_then(|store| {
         crate::indexed::lookup_uri(store, &opened.file).ok()??;
-        store.event_count(&opened.file).ok()
+        store.event_count((&opened.file).into()).ok()
     });
     let Some(seen) = counted else {
         return Ok(follow(ctx, id, q, &page)?.1);
