@@ -22,7 +22,7 @@ pub struct Param {
     pub name: String,
     /// `string`, `integer` or `boolean`.
     pub kind: &'static str,
-    /// What it does (the field's doc comment, which is also its CLI help).
+    /// What it does (the field's doc comment, which is also its CLI help), on one line.
     pub doc: String,
     /// The accepted values of an enumeration (empty: any value of `kind`).
     pub values: Vec<String>,
@@ -49,7 +49,14 @@ pub fn params<T: JsonSchema>() -> Vec<Param> {
         .map(|(name, p)| Param {
             name: name.clone(),
             kind: kind_of(optional(p)),
-            doc: p["description"].as_str().unwrap_or_default().to_string(),
+            // A doc comment's lines, as the CLI's help shows them: one line.
+            doc: p["description"]
+                .as_str()
+                .unwrap_or_default()
+                .lines()
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" "),
             values: values_of(optional(p)),
             required: required.contains(&name.as_str()),
         })
