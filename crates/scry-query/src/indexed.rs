@@ -71,9 +71,10 @@ pub fn unavailable(e: &StoreError) {
 }
 
 /// Replaces the damaged index at `path` by a fresh one holding `files`, built aside and swapped
-/// in ([`Store::rebuild`]), after one warning naming the file; nothing is read from the old
-/// file. `None` (with the [`unavailable`] warning) when the rebuild fails: the caller then
-/// parses the sources directly.
+/// in ([`Store::rebuild`]), after one warning naming the file; only archived sessions and
+/// earlier revisions are read from the old file (a warning counts those it could not read).
+/// `None` (with the [`unavailable`] warning) when the rebuild fails: the caller then parses
+/// the sources directly.
 pub fn recover(
     path: &Path,
     damage: &StoreError,
@@ -92,7 +93,15 @@ pub fn recover(
         &RefreshOptions::partial(),
         &mut |_| true,
     ) {
-        Ok((store, _)) => Some(store),
+        Ok((store, report)) => {
+            if report.carry_lost > 0 {
+                eprintln!(
+                    "warning: {} archived sessions or earlier revisions could not be read from the damaged index and are lost",
+                    report.carry_lost
+                );
+            }
+            Some(store)
+        }
         Err(e) => {
             unavailable(&e);
             None

@@ -7,6 +7,10 @@
 //! Earlier revisions of rewritten sources (issue 20) are carried the same way, oldest first
 //! (so they keep their order), each under a new sid with its `revisions` row.
 //!
+//! `index --rebuild` and the automatic rebuild of a damaged index carry them too
+//! ([`carry_from_file`]): the fresh file is built from the sources, and what no source can give
+//! back is read from the old file first, one session at a time, so damage to one loses that one.
+//!
 //! Best effort by design: an older layout this build cannot read (a block format it does not
 //! know) carries nothing, and the rebuild goes on as before. The sessions are held in memory
 //! between the two steps (archived sessions are usually few; a huge one costs its size once).
@@ -37,18 +41,52 @@ pub(crate) struct Carried {
 /// (empty when it is the same, new, or unreadable).
 pub(crate) fn carry_out(store: &Store) -> Vec<Carried> {
     match crate::schema::versions(&store.conn) {
-        Ok([v, ..]) if v != 0 && v != SCHEMA_VERSION => {
-            let mut out = read_all(store).unwrap_or_default();
-            out.extend(read_revisions(store).unwrap_or_default());
-            out
-        }
+        Ok([v, ..]) if v != 0 && v != SCHEMA_VERSION => read_every(store).0,
         _ => Vec::new(),
     }
 }
 
+/// What a rebuild keeps from the index file it replaces.
+#[derive(Default)]
+pub(crate) struct Kept {
+    /// Archived sessions and earlier revisions read back whole.
+    pub carried: Vec<Carried>,
+    /// Those that could not be read (a damaged page, a row this build cannot decode).
+    pub lost: usize,
+}
+
+/// The archived sessions and earlier revisions of the scry index at `path`, read through a
+/// read-only connection (nothing is written to the old file) before a rebuild replaces it.
+/// A file that cannot be opened or read at all keeps nothing; `lost` counts the rows that
+/// were listed but could not be read back.
+pub(crate) fn carry_from_file(path: &std::path::Path) -> Kept {
+    let Some(conn) = crate::integrity::read_only(path) else {
+        return Kept::default();
+    };
+    let store = Store {
+        conn,
+        path: path.to_path_buf(),
+        versions: crate::LayerVersions::default(),
+        busy_wait: std::cell::Cell::new(crate::BUSY_TIMEOUT),
+        pending_counts: crate::listcache::Pending::default(),
+    };
+    let (carried, lost) = read_every(&store);
+    Kept { carried, lost }
+}
+
+/// Archived sessions then revisions (oldest first), and how many rows could not be read.
+fn read_every(store: &Store) -> (Vec<Carried>, usize) {
+    let (mut out, mut lost) = read_all(store).unwrap_or_default();
+    let (revisions, lost_revisions) = read_revisions(store).unwrap_or_default();
+    out.extend(revisions);
+    lost += lost_revisions;
+    (out, lost)
+}
+
 type FileRow = (String, String, String, [i64; 5], i64);
 
-fn read_all(store: &Store) -> Result<Vec<Carried>> {
+/// Every archived session that reads back, and how many did not.
+fn read_all(store: &Store) -> Result<(Vec<Carried>, usize)> {
     let rows: Vec<FileRow> = store
         .conn
         .prepare(
@@ -70,11 +108,15 @@ fn read_all(store: &Store) -> Result<Vec<Carried>> {
         })
         .map_err(StoreError::db("read archived sessions"))?;
     let mut out = Vec::with_capacity(rows.len());
+    let mut lost = 0;
     for (path, key, provider, fingerprint, sid) in rows {
-        let session = store.session(SessionRef::Source {
+        let Ok(session) = store.session(SessionRef::Source {
             path: std::path::Path::new(&path),
             key: (!key.is_empty()).then_some(key.as_str()),
-        })?;
+        }) else {
+            lost += 1;
+            continue;
+        };
         // An index made before the `archived` table has no gone times.
         let gone = store
             .conn
@@ -92,11 +134,12 @@ fn read_all(store: &Store) -> Result<Vec<Carried>> {
             session,
         });
     }
-    Ok(out)
+    Ok((out, lost))
 }
 
-/// Every earlier revision, oldest first (an index made before the table existed has none).
-fn read_revisions(store: &Store) -> Result<Vec<Carried>> {
+/// Every earlier revision that reads back, oldest first (an index made before the table
+/// existed has none), and how many did not.
+fn read_revisions(store: &Store) -> Result<(Vec<Carried>, usize)> {
     type Row = (i64, String, String, i64, u32, String, String, u32);
     let rows: Vec<Row> = store
         .conn
@@ -121,10 +164,16 @@ fn read_revisions(store: &Store) -> Result<Vec<Carried>> {
         })
         .map_err(StoreError::db("read revisions"))?;
     let mut out = Vec::with_capacity(rows.len());
+    let mut lost = 0;
     for (sid, path, key, at, common, uri, json, n) in rows {
-        let header = crate::read::decode_header(&uri, &json, false)?;
-        let provider = header.provider.as_str().to_string();
-        let session = store.session_at(sid, header, n)?;
+        let read = crate::read::decode_header(&uri, &json, false).and_then(|header| {
+            let provider = header.provider.as_str().to_string();
+            Ok((provider, store.session_at(sid, header, n)?))
+        });
+        let Ok((provider, session)) = read else {
+            lost += 1;
+            continue;
+        };
         out.push(Carried {
             revision: Some((at, common)),
             path,
@@ -135,7 +184,7 @@ fn read_revisions(store: &Store) -> Result<Vec<Carried>> {
             session,
         });
     }
-    Ok(out)
+    Ok((out, lost))
 }
 
 /// Writes `carried` into the (new, empty) layout, each as an archived session of its old

@@ -13,9 +13,10 @@
 //! - Damage: [`is_corrupt`] recognises SQLite's corruption errors; [`StoreError::in_index`]
 //!   names the file. [`inspect`] runs `PRAGMA quick_check` read-only (for `doctor` and
 //!   `index --all`), and [`Store::rebuild`] builds a fresh index in a temporary file beside
-//!   the damaged one and renames it over it. Nothing is salvaged from the damaged file: the
-//!   sources rebuild everything (S-I1), except sessions whose source is already gone (S-I6),
-//!   which a rebuild cannot bring back.
+//!   the damaged one and renames it over it. The sources rebuild everything (S-I1); what no
+//!   source can give back — archived sessions and earlier revisions (S-I6, issue 20) — is read
+//!   from the old file first, one session at a time, and written into the new one (a session
+//!   on a damaged page is lost and counted in [`RefreshReport::carry_lost`]).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -256,8 +257,10 @@ impl Store {
     /// Builds a fresh index of `files` in a temporary file beside `path`, then swaps it in:
     /// the old `-wal` / `-shm` are removed and the new file is renamed over `path` (one atomic
     /// rename; the new file is checkpointed into rollback mode first, so no stale WAL can be
-    /// paired with it). Nothing is read from the old file. Refuses (untouched) a file that is
-    /// not a scry index. Returns the reopened store and what the refresh did.
+    /// paired with it). Only the archived sessions and earlier revisions are read from the old
+    /// file (read-only, best effort: [`RefreshReport::carried`] / [`RefreshReport::carry_lost`]).
+    /// Refuses (untouched) a file that is not a scry index. Returns the reopened store and what
+    /// the refresh did.
     ///
     /// A process that still has the old file open keeps reading its own (unlinked) copy until
     /// it reopens.
@@ -278,9 +281,15 @@ impl Store {
         let n = REBUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let temp = path.with_file_name(format!(".{name}.rebuild-{}-{n}", std::process::id()));
         remove_database(&temp);
+        // What no source can rebuild, read before the old file goes (issue 20).
+        let kept = crate::carry::carry_from_file(path);
         let built = (|| {
             let mut fresh = Store::open(&temp)?;
-            let report = fresh.refresh(sources, files, opts, progress)?;
+            let carried = kept.carried.len();
+            crate::carry::carry_in(&fresh, kept.carried)?;
+            let mut report = fresh.refresh(sources, files, opts, progress)?;
+            report.carried = carried;
+            report.carry_lost = kept.lost;
             fresh
                 .conn
                 .execute_batch("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE;")

@@ -183,7 +183,16 @@ pub fn draw(f: &mut Frame, area: Rect, s: &mut SearchState, theme: Theme) {
         let mut k = 0;
         for sess in &resp.sessions {
             let h = &sess.header;
-            let title = h.title.clone().unwrap_or_else(|| "(untitled)".into());
+            let mut title = h.title.clone().unwrap_or_else(|| "(untitled)".into());
+            // Hits of an earlier revision (issue 20): text a rewrite of the source removed.
+            if let Some(n) = sess
+                .hits
+                .iter()
+                .find(|x| x.superseded)
+                .and_then(|x| x.revision)
+            {
+                title = format!("[superseded: revision {n}] {title}");
+            }
             lines.push(Line::from(vec![
                 Span::styled(format!("{} ", h.provider.as_str()), theme.provider()),
                 Span::styled(

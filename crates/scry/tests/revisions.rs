@@ -95,7 +95,7 @@ fn rewritable(h: &Home) -> Vec<(String, PathBuf)> {
 }
 
 /// What the read paths answer for `uri` (with `extra` flags): show, turns, events, commands.
-fn answers(h: &Home, uri: &str, extra: &[&str]) -> Vec<Value> {
+pub(crate) fn answers(h: &Home, uri: &str, extra: &[&str]) -> Vec<Value> {
     let mut out = Vec::new();
     for cmd in [
         vec!["show", uri],

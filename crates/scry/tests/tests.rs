@@ -40,6 +40,7 @@ mod readonly;
 mod readonly_os;
 mod resume;
 mod revisions;
+mod revisions_stores;
 mod skill;
 mod sources;
 mod stream_rss;

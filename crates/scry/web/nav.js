@@ -2,7 +2,8 @@
 // filter controls, and the location hash that names every view:
 //   #/?scope=…&provider=…&since=…&kind=…        the session list (paged)
 //   #/search?q=…&regex=1&case=1&area=…&<filters>  search results, grouped by session
-//   #/s/<uri>?e=<event>&loc=<locator>&q=…&r=a-b   one session; e/loc jump to an event
+//   #/s/<uri>?e=<event>&loc=<locator>&q=…&r=a-b   one session; e/loc jump to an event;
+//                                                  rev=N reads its N-th earlier revision
 //   #/usage?by=model|provider|project&<filters>    tokens and USD per day (usage.js)
 
 const body = document.body;
@@ -80,6 +81,12 @@ export function ref(session, uri) {
 
 export function sessionHash(uri, extra) {
   return hashFor(`/s/${encodeURIComponent(uri)}`, extra || {});
+}
+
+/** The request parameters of the session view: `revision` when it reads an earlier one. */
+export function withRev(params) {
+  const rev = state.view && state.view.rev;
+  return rev ? { ...(params || {}), revision: rev } : params;
 }
 
 /** The filters as hash parameters (the global scope left out). */

@@ -12,12 +12,15 @@ function hitLink(hit, q, flags, session) {
   if (hit.event !== null && hit.event !== undefined) extra.e = hit.event;
   if (hit.locator) extra.loc = hit.locator;
   if (hit.field) extra.f = hit.field;
+  // A hit in an earlier revision (issue 20): text a rewrite of the source removed.
+  if (hit.superseded && hit.revision) extra.rev = hit.revision;
   const where = [];
   if (hit.turn !== null && hit.turn !== undefined) where.push(`T${hit.turn}`);
   if (hit.event !== null && hit.event !== undefined) where.push(`E${hit.event}`);
   where.push(hit.kind || hit.field || '');
   if (hit.time) where.push(fmtTime(hit.time));
   if (hit.match_count > 1) where.push(`${hit.match_count} matches`);
+  if (hit.superseded) where.push(`superseded (revision ${hit.revision})`);
   const start = hit.excerpt_start || 0;
   const local = (hit.ranges || []).map(([a, b]) => [a - start, b - start]);
   const ex = h('div', { class: 'excerpt' });

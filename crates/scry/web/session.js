@@ -3,11 +3,13 @@
 // ledgers load when opened. A target event (from a search hit or a ledger link) is read on
 // its own, its turn opened, and the event marked, focused and scrolled into view. While it is
 // open, the session's stream (live.js) brings new turns and the growth of open ones.
+// `rev=N` in the hash reads the session's N-th earlier revision (issue 20: what a rewrite of
+// its source removed, kept by the index); a revision never changes, so it is not followed.
 
 import { API, get } from './api.js';
 import { clear, errorBox, findRanges, firstLine, fmtDuration, fmtTime, h, markRanges, plural, queryRegex } from './dom.js';
 import { atBottom, followSession } from './live.js';
-import { main, state } from './nav.js';
+import { main, sessionHash, state, withRev } from './nav.js';
 import { copyRef, eventRef, sessionRef } from './ref.js';
 import { renderSide } from './side.js';
 
@@ -24,11 +26,12 @@ export async function renderSession(id, params, token) {
     regex: params.get('regex') === '1',
     case: params.get('case') === '1',
   };
+  const rev = Number(params.get('rev')) > 0 ? Number(params.get('rev')) : null;
   const status = h('p', { class: 'status-line' }, 'Loading the turn directory…');
   main.append(status);
   let dir;
   try {
-    dir = await get(API.turns(id));
+    dir = await get(API.turns(id), rev ? { revision: rev } : undefined);
   } catch (e) {
     if (token !== state.renderToken) return;
     status.replaceWith(errorBox(e));
@@ -37,11 +40,12 @@ export async function renderSession(id, params, token) {
   if (token !== state.renderToken) return;
   const s = dir.session || {};
   const uri = s.uri || id;
-  state.view = { id: uri, session: s, turns: dir.turns || [], target, token, re: queryRegex(target.q, target.regex, target.case) };
+  state.view = { id: uri, rev, session: s, turns: dir.turns || [], target, token, re: queryRegex(target.q, target.regex, target.case) };
   status.remove();
   const back = h('a', { href: state.lastListHash, class: 'muted' }, state.lastListHash.startsWith('#/search') ? '← back to the results' : '← all sessions');
   const heading = h('h1', { tabindex: '-1', id: 'session-title' }, s.title || uri,
-    s.live === false ? [' ', h('span', { class: 'badge deleted', title: 'The agent deleted the source; read from the index until `scry index --prune`' }, 'deleted')] : null);
+    s.live === false ? [' ', h('span', { class: 'badge deleted', title: 'The agent deleted the source; read from the index until `scry index --prune`' }, 'deleted')] : null,
+    rev ? [' ', h('span', { class: 'badge superseded', title: 'What an earlier version of the source held before the agent rewrote it; kept by the index until `scry index --prune`' }, `revision ${rev} · superseded`)] : null);
   const meta = h('div', { class: 'meta' },
     h('span', { class: 'mono' }, uri),
     h('span', null, s.cwd || ''),
@@ -51,11 +55,18 @@ export async function renderSession(id, params, token) {
     h('button', { type: 'button', class: 'link', onclick: () => copyRef(sessionRef(state.view)) }, 'copy reference'));
   const dirEl = h('div', { id: 'turns', role: 'list', 'aria-label': 'Turns' });
   const count = h('h2', { id: 'turn-count' }, `${plural(state.view.turns.length, 'turn')}`);
-  main.append(back, heading, meta, count, dirEl);
+  const revisions = h('p', { class: 'revisions muted', hidden: true });
+  main.append(back, heading, meta, revisions, count, dirEl);
   renderDirectory(dirEl, 0);
-  followSession(uri, () => liveUpdate(token), () => {
-    if (token === state.renderToken) main.append(h('p', { class: 'warn' }, 'The session file was deleted; no more updates.'));
-  });
+  if (rev) {
+    revisions.hidden = false;
+    revisions.append('An earlier revision of this session. ', h('a', { href: sessionHash(id) }, 'The current session'));
+  } else {
+    followSession(uri, () => liveUpdate(token), () => {
+      if (token === state.renderToken) main.append(h('p', { class: 'warn' }, 'The session file was deleted; no more updates.'));
+    });
+    listRevisions(id, revisions, token);
+  }
   renderSide(state.view);
   if (dir.warnings && dir.warnings.length) {
     main.append(h('p', { class: 'warn' }, `${plural(dir.warnings.length, 'warning')} while reading this session`));
@@ -65,6 +76,19 @@ export async function renderSession(id, params, token) {
   } else {
     heading.focus();
   }
+}
+
+/** Links the session's earlier revisions (from the show answer), when the index keeps any. */
+async function listRevisions(id, el, token) {
+  let show;
+  try { show = await get(API.session(id)); } catch (_) { return; }
+  if (token !== state.renderToken || !show.revisions || !show.revisions.length) return;
+  el.hidden = false;
+  el.append(`${plural(show.revisions.length, 'earlier revision')} (the source was rewritten): `);
+  show.revisions.forEach((r, i) => {
+    if (i) el.append(' · ');
+    el.append(h('a', { href: sessionHash(id, { rev: r.n }), title: `replaced ${fmtTime(r.replaced_at)}` }, `revision ${r.n} (${plural(r.events, 'event')})`));
+  });
 }
 
 function turnSummary(t) {
@@ -203,7 +227,7 @@ async function loadTurn(d, t, cursor) {
   bodyEl.append(loading);
   let data;
   try {
-    data = await get(API.content(state.view.id), { turns: String(t.number), cursor });
+    data = await get(API.content(state.view.id), withRev({ turns: String(t.number), cursor }));
   } catch (e) {
     loading.replaceWith(errorBox(e));
     delete d.dataset.loaded;
@@ -261,7 +285,7 @@ function toolsEl(turn) {
       tool.append(bodyEl);
       const evs = [c.event, c.result_event].filter((x) => x !== null && x !== undefined).join(',');
       try {
-        const data = await get(API.content(state.view.id), { event: evs });
+        const data = await get(API.content(state.view.id), withRev({ event: evs }));
         clear(bodyEl);
         for (const t of data.turns || []) for (const ev of t.events || []) bodyEl.append(fullEventEl(ev));
       } catch (e) {
@@ -294,7 +318,7 @@ async function loadAllEvents(bodyEl, t) {
   for (let a = first; a <= last; a += EVENTS_CHUNK) {
     const b = Math.min(last, a + EVENTS_CHUNK - 1);
     try {
-      const data = await get(API.content(state.view.id), { event: `${a}-${b}` });
+      const data = await get(API.content(state.view.id), withRev({ event: `${a}-${b}` }));
       for (const turn of data.turns || []) for (const ev of turn.events || []) holder.append(fullEventEl(ev));
     } catch (e) {
       holder.append(errorBox(e));
@@ -316,7 +340,7 @@ async function jumpTo(target, token) {
   let ev = null;
   try {
     const params = n !== null ? { event: String(n) } : { locator: target.locator };
-    const data = await get(API.content(view.id), params);
+    const data = await get(API.content(view.id), withRev(params));
     for (const t of data.turns || []) for (const e of t.events || []) if (!ev) ev = e;
   } catch (e) {
     if (token !== state.renderToken) return;

@@ -3,7 +3,7 @@
 
 import { API, get } from './api.js';
 import { clear, errorBox, firstLine, fmtDuration, h } from './dom.js';
-import { sessionHash, side } from './nav.js';
+import { sessionHash, side, withRev } from './nav.js';
 
 export function renderSide(v) {
   clear(side);
@@ -49,7 +49,7 @@ async function loadLedger(panel, v, key) {
   panel.append(h('p', { class: 'muted' }, 'Loading…'));
   let data;
   try {
-    data = key === 'stats' ? await get(API.session(v.id)) : await get(API.ledger(v.id, key));
+    data = await get(key === 'stats' ? API.session(v.id) : API.ledger(v.id, key), withRev());
   } catch (e) {
     clear(panel);
     panel.append(errorBox(e));
@@ -57,7 +57,7 @@ async function loadLedger(panel, v, key) {
   }
   clear(panel);
   const link = (evd) => (evd && evd.event !== undefined
-    ? h('a', { href: sessionHash(v.id, { e: evd.event, loc: evd.locator || '' }) }, evd.handle || `E${evd.event}`) : null);
+    ? h('a', { href: sessionHash(v.id, { e: evd.event, loc: evd.locator || '', rev: v.rev || '' }) }, evd.handle || `E${evd.event}`) : null);
   if (key === 'stats') {
     const st = data.stats || {};
     const tok = st.tokens || {};

@@ -152,6 +152,12 @@ pub struct RefreshReport {
     /// Transactions committed in the middle of writing one session (each kept the write lock
     /// at most about [`BATCH_TIME`]).
     pub staged_commits: u64,
+    /// A rebuild only: archived sessions and earlier revisions read from the replaced file and
+    /// kept in the new one.
+    pub carried: usize,
+    /// A rebuild only: archived sessions and earlier revisions the replaced file listed but
+    /// could not give back (damaged), now lost.
+    pub carry_lost: usize,
 }
 
 /// Events written before the refresh commits its transaction.

@@ -124,3 +124,71 @@ fn lost_events_stay_as_an_earlier_revision() {
         .unwrap();
     assert_eq!(pending, 0, "pruned revisions are collected");
 }
+
+/// `index --rebuild` (and the rebuild of a damaged index) builds from the sources, which no
+/// longer hold an archived session or an earlier revision: both are read from the replaced
+/// file and kept, readable and searchable as before.
+#[test]
+fn a_rebuild_keeps_archived_sessions_and_revisions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("src");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (gone, cut) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    let mut p = Lines::new(&dir);
+    p.resume = false;
+    let db = tmp.path().join("index.db");
+    let mut store = Store::open(&db).unwrap();
+    std::fs::write(&gone, body(&["archived zebra", "still here"])).unwrap();
+    std::fs::write(&cut, body(&["kept part", "lost okapi"])).unwrap();
+    refresh(&mut store, &p, false);
+    let archived = store.session("mtagent:a").unwrap();
+    let before = store.session("mtagent:b").unwrap();
+    std::fs::remove_file(&gone).unwrap();
+    std::fs::write(&cut, body(&["kept part"])).unwrap();
+    refresh(&mut store, &p, false);
+    let key = cut.to_string_lossy().into_owned();
+    assert_eq!(store.revisions(&key, "").unwrap().len(), 1);
+    drop(store);
+
+    let (store, report) = Store::rebuild(
+        &db,
+        &p.boxed(),
+        &p.files(),
+        &RefreshOptions::complete(),
+        &mut |_| true,
+    )
+    .unwrap();
+    assert_eq!((report.carried, report.carry_lost), (2, 0), "{report:?}");
+    let kept = store.session("mtagent:a").unwrap();
+    assert!(!kept.header.live);
+    assert_eq!(kept.events, archived.events);
+    let revs = store.revisions(&key, "").unwrap();
+    assert_eq!(revs.len(), 1, "{revs:?}");
+    assert_eq!((revs[0].events, revs[0].common), (2, 1));
+    let rev = SessionRef::Revision {
+        path: &cut,
+        key: None,
+        n: 1,
+    };
+    assert_eq!(store.session(rev).unwrap().events, before.events);
+    assert_eq!(store.session("mtagent:b").unwrap().events.len(), 1);
+    let okapi = store.search(&SearchRequest::literal("okapi")).unwrap();
+    let hits: Vec<_> = okapi.sessions.iter().flat_map(|s| &s.hits).collect();
+    assert!(hits.len() == 1 && hits[0].superseded, "{okapi:?}");
+    let zebra = store.search(&SearchRequest::literal("zebra")).unwrap();
+    assert_eq!(zebra.sessions.len(), 1, "{zebra:?}");
+
+    // A second rebuild carries them again, once (nothing doubled).
+    drop(store);
+    let (store, report) = Store::rebuild(
+        &db,
+        &p.boxed(),
+        &p.files(),
+        &RefreshOptions::complete(),
+        &mut |_| true,
+    )
+    .unwrap();
+    assert_eq!(report.carried, 2);
+    assert_eq!(store.revisions(&key, "").unwrap().len(), 1);
+    assert_eq!(store.revision_stats().unwrap().revisions, 1);
+}

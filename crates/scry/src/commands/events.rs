@@ -28,7 +28,8 @@ pub struct EventsArgs {
     #[command(flatten)]
     pub request: EventsRequest,
     /// Keep printing new events as the session is written (filters apply); Ctrl-C ends
-    #[arg(long, conflicts_with = "relations")]
+    // An earlier revision never changes: nothing to follow (issue 20).
+    #[arg(long, conflicts_with_all = ["relations", "revision"])]
     pub follow: bool,
 }
 

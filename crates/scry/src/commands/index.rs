@@ -150,9 +150,20 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
         None
     };
     let rebuilt = job.rebuilt.get();
+    if report.carry_lost > 0 {
+        eprintln!(
+            "warning: {} archived sessions or earlier revisions could not be read from the replaced index {} and are lost",
+            report.carry_lost,
+            path.display()
+        );
+    }
     if ctx.json {
         let mut v = to_json(&report, pruned, &store);
         v["rebuilt"] = json!(rebuilt);
+        if rebuilt {
+            v["carried"] = json!(report.carried);
+            v["carry_lost"] = json!(report.carry_lost);
+        }
         return Ok(crate::output::json_out(&v).into());
     }
     Ok(text(&report, pruned, &store, rebuilt).into())
@@ -312,10 +323,12 @@ fn text(
     if let Some(p) = pruned {
         out.push_str(&p.text());
     }
-    let how = if rebuilt {
-        " (rebuilt from the sources)"
-    } else {
-        ""
+    let how = match (rebuilt, r.carried) {
+        (false, _) => String::new(),
+        (true, 0) => " (rebuilt from the sources)".into(),
+        (true, n) => {
+            format!(" (rebuilt from the sources; {n} archived sessions and earlier revisions kept)")
+        }
     };
     out.push_str(&format!("index {}{how}\n", store.path().display()));
     out

@@ -5,6 +5,7 @@
 use super::*;
 
 mod live;
+mod revisions;
 mod store;
 mod usage_view;
 

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Lines of the corpus pi session (one record each).
-fn pi_lines() -> Vec<String> {
+pub(super) fn pi_lines() -> Vec<String> {
     let path = crate::util::corpus().join(
         "real/home/.pi/agent/sessions/--home-dev-more-work-proj-pi--/\
          2026-11-30T16-01-50-811Z_01a22d30-ecda-727d-b78c-ef0f21e58dab.jsonl",
