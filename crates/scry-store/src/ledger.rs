@@ -336,6 +336,43 @@ impl Store {
             .map_err(StoreError::db("read idle sessions"))
     }
 
+    /// The live sources whose session made a request at or after `since` (the `requests_time`
+    /// index), or is the session `keep` names by native id, or folds under it (its children):
+    /// what a statusline reads, without listing every source. Each with the side-file
+    /// signature it was last indexed with (0: no side files), ordered by (path, key).
+    pub fn sources_active_since(
+        &self,
+        since: Timestamp,
+        keep: Option<&str>,
+    ) -> Result<Vec<(crate::IndexedSource, i64)>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT f.path, f.key, f.provider, f.size, f.mtime_ns, s.native, s.kind, s.fold,
+                        s.hint, f.related_sig
+                 FROM files f JOIN sessions s ON s.sid = f.sid
+                 WHERE f.live = 1 AND f.sid IN (
+                     SELECT sid FROM requests WHERE time >= ?1
+                     UNION SELECT sid FROM sessions WHERE native = ?2
+                     UNION SELECT sid FROM sessions WHERE fold = ?2)
+                 ORDER BY f.path, f.key",
+            )
+            .map_err(StoreError::db("read active sources"))?;
+        let rows = st
+            .query_map(params![time_to_i(since), keep.unwrap_or_default()], |r| {
+                Ok(
+                    crate::listing::indexed_source(r)?
+                        .map(|s| (s, r.get::<_, i64>(9).unwrap_or(0))),
+                )
+            })
+            .map_err(StoreError::db("read active sources"))?;
+        let mut out = Vec::new();
+        for r in rows {
+            out.extend(r.map_err(StoreError::db("read active sources"))?);
+        }
+        Ok(out)
+    }
+
     /// The stored sid of the session `at` names, when indexed.
     pub fn sid_by<'a>(&self, at: impl Into<SessionRef<'a>>) -> Result<Option<i64>> {
         match self.sid_of(at) {

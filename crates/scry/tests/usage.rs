@@ -357,12 +357,18 @@ fn blocks_of_the_corpus() {
 
 fn statusline(home: &Path, payload: &str) -> Out {
     let db = tempfile::tempdir().unwrap();
+    statusline_at(home, &db.path().join("index.db"), payload, &[])
+}
+
+/// The statusline of `payload` with the index at `db` and the global flags `flags`.
+fn statusline_at(home: &Path, db: &Path, payload: &str, flags: &[&str]) -> Out {
     let mut child = Command::new(env!("CARGO_BIN_EXE_scry"))
         .env_clear()
         .env("HOME", home)
         .env("TZ", "UTC")
-        .env("SCRY_DB", db.path().join("index.db"))
+        .env("SCRY_DB", db)
         .current_dir(home)
+        .args(flags)
         .args(["usage", "statusline"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -433,6 +439,95 @@ fn statusline_shows_the_active_block_and_its_burn_rate() {
             .ends_with(&format!("| ${:.2}/h", session * 6.0)),
         "{line}"
     );
+}
+
+/// A Claude subagent transcript of session `parent` (new layout) with one request at `time`.
+fn claude_subagent(home: &Path, parent: &str, agent: &str, time: &str) {
+    let dir = home.join(format!(".claude/projects/-w/{parent}/subagents"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let line = serde_json::json!({"type": "assistant", "uuid": "sa1", "sessionId": parent,
+        "isSidechain": true, "agentId": agent, "cwd": "/w", "timestamp": time,
+        "version": "2.1.0", "requestId": "sreq1",
+        "message": {"id": "smsg1", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "text", "text": "found it"}],
+            "usage": {"input_tokens": 50_000, "output_tokens": 1000}}});
+    std::fs::write(
+        dir.join(format!("agent-{agent}.jsonl")),
+        format!("{line}\n"),
+    )
+    .unwrap();
+}
+
+/// The line without the block's minutes left (they follow the clock between two runs).
+fn steady(line: &str) -> String {
+    match (line.find(" block ("), line.find(" left)")) {
+        (Some(a), Some(b)) => format!("{}{}", &line[..a], &line[b + 6..]),
+        _ => line.to_string(),
+    }
+}
+
+#[test]
+fn statusline_reads_the_index_ledger_and_follows_the_hook_session_without_a_watcher() {
+    let home = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("index.db");
+    let now = jiff::Timestamp::now();
+    let ago = |m: i64| (now - jiff::SignedDuration::from_mins(m)).to_string();
+    claude_with_cache(home.path(), "live-1", &[ago(30), ago(20)], 0, 0);
+    claude_with_cache(home.path(), "other-1", &[ago(25)], 0, 0);
+    claude_with_cache(home.path(), "old-1", &["2026-10-01T10:00:00Z".into()], 0, 0);
+    let payload = serde_json::json!({"session_id": "live-1",
+        "model": {"id": "claude-sonnet-4-5", "display_name": "Sonnet 4.5"}})
+    .to_string();
+    let run = |flags: &[&str]| {
+        let out = statusline_at(home.path(), &db, &payload, flags);
+        assert_eq!(out.code, 0, "{}", out.render());
+        out.assert_no_panic();
+        steady(&out.stdout)
+    };
+    let direct = || run(&["--no-index"]);
+    // The first run indexes (the hook's session was not indexed); the next read the ledger.
+    let first = run(&[]);
+    assert_eq!(first, direct());
+    assert_eq!(run(&[]), first);
+    // $3 / $15 per million: live-1 two requests, other-1 one, today.
+    let one = (1000.0 * 3.0 + 100.0 * 15.0) / 1e6;
+    assert!(
+        first.starts_with(&format!(
+            "Sonnet 4.5 | ${:.2} session | ${:.2} today",
+            2.0 * one,
+            3.0 * one
+        )),
+        "{first}"
+    );
+    // The hook's transcript grows and a subagent appears: both count at once.
+    claude_with_cache(home.path(), "live-1", &[ago(30), ago(20), ago(5)], 0, 0);
+    claude_subagent(home.path(), "live-1", "x1", &ago(4));
+    let grown = run(&[]);
+    assert_eq!(grown, direct());
+    let sub = (50_000.0 * 3.0 + 1000.0 * 15.0) / 1e6;
+    assert!(
+        grown.starts_with(&format!(
+            "Sonnet 4.5 | ${:.2} session | ${:.2} today",
+            3.0 * one + sub,
+            4.0 * one + sub
+        )),
+        "{grown}"
+    );
+    // A session the index has never seen that is not the hook's counts once a command
+    // refreshed the index (or at once under `scry watch`).
+    claude_with_cache(home.path(), "late-1", &[ago(3)], 0, 0);
+    assert_eq!(run(&[]), grown);
+    let list = scry_env(
+        home.path(),
+        home.path(),
+        &[("SCRY_DB", db.as_path())],
+        &["list", "--global"],
+    );
+    assert_eq!(list.code, 0, "{}", list.render());
+    let late = run(&[]);
+    assert_eq!(late, direct());
+    assert_ne!(late, grown);
 }
 
 #[test]

@@ -11,6 +11,7 @@
 
 pub mod blocks;
 pub mod price;
+mod recent;
 pub mod report;
 pub mod statusline;
 
