@@ -159,6 +159,31 @@ pub fn sums_of<'a>(requests: impl IntoIterator<Item = &'a StoredRequest>) -> Vec
     by.into_values().collect()
 }
 
+/// `sums` of several sessions added per (model, tier), in that order (tokens are integers: the
+/// result does not depend on the order they come in).
+pub fn merge_sums(sums: impl IntoIterator<Item = UsageSum>) -> Vec<UsageSum> {
+    let mut by: std::collections::BTreeMap<(String, u8), UsageSum> = Default::default();
+    for s in sums {
+        match by.entry((s.model.clone(), s.tier)) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(s);
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => {
+                let m = o.get_mut();
+                m.requests += s.requests;
+                m.usage += s.usage;
+                m.cache_write_1h += s.cache_write_1h;
+                m.first = match (m.first, s.first) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                m.last = m.last.max(s.last);
+            }
+        }
+    }
+    by.into_values().collect()
+}
+
 fn int(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }

@@ -624,9 +624,39 @@ fn assert_same_row(a: &Value, b: &Value, what: &str) {
     }
 }
 
+/// Asserts a `list --json` row's `cost` is the usage report's row `r` (no row: no request,
+/// `usd` null); 1 when it was priced.
+fn list_cost_is(cost: &Value, r: Option<&Value>, id: &str) -> usize {
+    assert!(cost.is_object(), "{id}: {cost}");
+    let Some(r) = r else {
+        let usd = cost["usd"].clone();
+        assert_eq!(usd, Value::Null, "{id}: {cost}");
+        return 0;
+    };
+    let mut priced = 0;
+    match (cost["usd"].as_f64(), r["cost_usd"].as_f64()) {
+        (Some(x), Some(y)) => {
+            priced = 1;
+            assert!((x - y).abs() <= 1e-9 * y.abs().max(1.0), "{id}: {x} vs {y}")
+        }
+        (x, y) => assert_eq!(x, y, "{id}: unpriced stays null, never 0"),
+    }
+    let unpriced: u64 = r["unpriced"]
+        .as_array()
+        .map(|u| u.iter().map(|m| n(&m["tokens"], "total")).sum())
+        .unwrap_or(0);
+    let listed_unpriced: u64 = cost["unpriced"]
+        .as_object()
+        .map(|m| m.values().filter_map(Value::as_u64).sum())
+        .unwrap_or(0);
+    assert_eq!(listed_unpriced, unpriced, "{id}");
+    priced
+}
+
 #[test]
 fn the_index_ledger_equals_the_replay_for_every_session_and_prices_list() {
     let mut priced = 0;
+    let mut folds = 0;
     for h in ledger_homes() {
         let db_dir = tempfile::tempdir().unwrap();
         let db = db_dir.path().join("index.db");
@@ -679,30 +709,37 @@ fn the_index_ledger_equals_the_replay_for_every_session_and_prices_list() {
         );
         for s in listed["sessions"].as_array().unwrap() {
             let id = s["id"].as_str().unwrap();
-            let cost = &s["cost"];
-            assert!(cost.is_object(), "{id}: {s}");
-            match rows.get(id) {
-                Some(r) => {
-                    match (cost["usd"].as_f64(), r["cost_usd"].as_f64()) {
-                        (Some(x), Some(y)) => {
-                            priced += 1;
-                            assert!((x - y).abs() <= 1e-9 * y.abs().max(1.0), "{id}: {x} vs {y}")
-                        }
-                        (x, y) => assert_eq!(x, y, "{id}: unpriced stays null, never 0"),
-                    }
-                    let unpriced: u64 = r["unpriced"]
-                        .as_array()
-                        .map(|u| u.iter().map(|m| n(&m["tokens"], "total")).sum())
-                        .unwrap_or(0);
-                    let listed_unpriced: u64 = cost["unpriced"]
-                        .as_object()
-                        .map(|m| m.values().filter_map(Value::as_u64).sum())
-                        .unwrap_or(0);
-                    assert_eq!(listed_unpriced, unpriced, "{id}");
-                }
-                None => assert_eq!(cost, &serde_json::json!({"usd": null}), "{id}"),
+            priced += list_cost_is(&s["cost"], rows.get(id), id);
+            assert!(s["cost"].get("own").is_none(), "{id}: nothing folded: {s}");
+            assert!(s["failures"].is_u64(), "{id}: {s}");
+        }
+        // Folded (the default): a row's cost is its `usage session` row (subagents folded in
+        // as ccusage folds them) and its `own` the session's split row; the same both ways.
+        let folded_rows = rows_by_id(&run(&["usage", "session", "--json"], true));
+        let args = ["list", "--global", "--limit", "1000", "--json"];
+        let listed = run(&args, true);
+        assert_eq!(
+            listed["sessions"],
+            run(&args, false)["sessions"],
+            "{}",
+            h.display()
+        );
+        for s in listed["sessions"].as_array().unwrap() {
+            let id = s["id"].as_str().unwrap();
+            let kids: u64 = s["children"]
+                .as_object()
+                .map(|m| m.values().filter_map(Value::as_u64).sum())
+                .unwrap_or(0);
+            list_cost_is(&s["cost"], folded_rows.get(id), id);
+            if kids > 0 {
+                folds += 1;
+                let own = &s["cost"]["own"];
+                list_cost_is(own, rows.get(id), &format!("{id} own"));
+            } else {
+                assert!(s["cost"].get("own").is_none(), "{id}: {s}");
             }
         }
     }
+    assert!(folds >= 1, "no list row folded a child");
     assert!(priced >= 10, "{priced} priced list rows");
 }
