@@ -547,6 +547,41 @@ fn bad_values_are_usage_errors_naming_them() {
 }
 
 #[test]
+fn provider_and_dates_narrow_the_reports_to_their_rows() {
+    let all = report(&["daily", "--by", "provider"]);
+    let days: Vec<&Value> = all["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["key"] != "unknown")
+        .collect();
+    assert!(days.len() >= 2, "{all}");
+    // One day alone (`--since D --until D`: the whole local day) is that day's row.
+    let day = days[1]["key"].as_str().unwrap();
+    let one = report(&["daily", "--by", "provider", "--since", day, "--until", day]);
+    assert_eq!(one["rows"].as_array().unwrap().len(), 1, "{one}");
+    assert_eq!(&one["rows"][0], days[1]);
+    assert_eq!(one["totals"]["tokens"], days[1]["tokens"]);
+    // `--provider codex` keeps codex's parts of every day, nothing else.
+    let codex = report(&["daily", "--by", "provider", "--provider", "codex"]);
+    let mut want = 0;
+    for r in days {
+        for p in r["breakdown"].as_array().unwrap() {
+            if p["key"] == "codex" {
+                want += n(&p["tokens"], "total");
+            }
+        }
+    }
+    assert!(want > 0);
+    assert_eq!(n(&codex["totals"]["tokens"], "total"), want, "{codex}");
+    for r in codex["rows"].as_array().unwrap() {
+        for p in r["breakdown"].as_array().unwrap() {
+            assert_eq!(p["key"], "codex", "{r}");
+        }
+    }
+}
+
+#[test]
 fn show_and_digest_cost_equal_the_session_report() {
     let split = rows_by_id(&report(&["session", "--split"]));
     for id in [
