@@ -88,22 +88,45 @@ def _reasons(s_row, c_row):
     return why
 
 
-def compare(scry_rep, cc_rep, what):
+def _cc_session_id(row):
+    """ccusage's session key as scry's id: Codex rows are keyed by the rollout's relative path
+    (`2026/11/25/rollout-<time>-<uuid>`), whose uuid is the session id."""
+    if row.get("agent") == "codex":
+        return "-".join(row["period"].split("/")[-1].split("-")[-5:])
+    return row["period"]
+
+
+def _agent(s_row, c_row):
+    return (s_row.get("session") or {}).get("provider") or c_row.get("agent") or "all"
+
+
+# ccusage folds Claude's subagent files into their session (as scry's `usage session` does) but
+# lists Codex's subagent / fork rollouts apart: those compare with scry's `--split` rows.
+APART = ("codex",)
+
+
+def compare(scry_rep, cc_rep, what, split_rep=None):
     """Rows of both reports matched by key; counts of equal and differing rows, by reason."""
     if what == "daily":
         s_rows = {r["key"]: r for r in scry_rep["rows"] if r["key"] != "unknown"}
         c_rows = {r["period"]: r for r in cc_rep["daily"]}
     else:
-        s_rows = {r["session"]["id"]: r for r in scry_rep["rows"] if r.get("session")}
-        c_rows = {r["period"]: r for r in cc_rep["session"]}
+        def by_id(rep, keep):
+            return {r["session"]["id"]: r for r in rep["rows"] if r.get("session") and keep(r["session"]["provider"])}
+        s_rows = by_id(scry_rep, lambda p: p not in APART or split_rep is None)
+        if split_rep is not None:
+            s_rows.update(by_id(split_rep, lambda p: p in APART))
+        c_rows = {_cc_session_id(r): r for r in cc_rep["session"]}
     both = sorted(set(s_rows) & set(c_rows))
     reasons, differ, examples = {}, 0, []
     for k in both:
         why = _reasons(s_rows[k], c_rows[k])
         if why:
             differ += 1
+            agent = _agent(s_rows[k], c_rows[k])
             for w in why:
                 key = w if "no price" in w or "reasoning" in w else w.split(":")[0] + " differs"
+                key = f"{agent}: {key}" if what == "session" else key
                 reasons[key] = reasons.get(key, 0) + 1
             if len(examples) < 5:
                 examples.append({"key": k, "why": why})
@@ -142,10 +165,12 @@ def usage_bench(scry, ccusage, base, reps, work):
         # Alternated in one run: scry warm, then ccusage, per report.
         rec[f"scry {what}, warm"] = timed([scry, "usage", what, "--json"], senv, reps, out(f"scry-{what}"), warmup=True)
         rec[f"ccusage {what}"] = timed([ccusage, what, "--json", "--offline"], cenv, reps, out(f"ccusage-{what}"))
+    run_timed([scry, "usage", "session", "--split", "--json"], senv, out("scry-session-split"))
+    split = json.load(open(out("scry-session-split")))
     for what in ("daily", "session"):
         s = json.load(open(out(f"scry-{what}")))
         c = json.load(open(out(f"ccusage-{what}")))
-        rec[f"equality {what}"] = compare(s, c, what)
+        rec[f"equality {what}"] = compare(s, c, what, split if what == "session" else None)
     rec["loadavg_end"] = open("/proc/loadavg").read().strip()
     return rec
 
