@@ -39,6 +39,7 @@ import time
 
 from report import search_summary, write_md
 from tokens import token_check
+from usage_bench import markdown as usage_markdown, usage_bench
 
 # Search queries (the marker is planted by the generator in a prompt and a tool output; see
 # bench/src/text.rs). scry searches `--area all` (prompts, answers, tool calls and results: the
@@ -283,9 +284,20 @@ def main():
     ap.add_argument("--av-synced", metavar="RECORD",
                     help="reuse the cold sync recorded by --av-cold-sync-only (its --av-data) instead of syncing again")
     ap.add_argument("--av-wait", type=float, default=1800, help="seconds to wait for an unfinished --av-synced sync")
+    ap.add_argument("--usage-only", metavar="RECORD",
+                    help="only `scry usage daily|session` (cold first run, then warm) beside ccusage's reports, with "
+                         "their equality per day / session (bench/usage_bench.py); writes RECORD (JSON), prints a table")
     a = ap.parse_args()
     if a.av_cold_sync_only:
         return av_cold_sync_only(a)
+    if a.usage_only:
+        if not a.ccusage:
+            ap.error("--usage-only needs --ccusage")
+        rec = usage_bench(os.path.abspath(a.scry), os.path.abspath(a.ccusage), base_env(os.path.abspath(a.home)),
+                          a.reps, a.work)
+        json.dump(rec, open(a.usage_only, "w"), indent=1)
+        print(usage_markdown(rec))
+        return 0
 
     home = os.path.abspath(a.home)
     manifest = json.load(open(os.path.join(home, ".scry-bench/manifest.json")))
@@ -401,6 +413,9 @@ def run_all(a, home, manifest, base):
             res["ccusage"]["sessions_found"] = {"error": str(e)}
 
         flush("ccusage measured")
+        # `scry usage` beside ccusage's own reports (its own scry index: the first run is cold).
+        res["usage"] = usage_bench(scry, cc, base, a.reps, os.path.join(a.work, "usage"))
+        flush("scry usage and ccusage reports measured")
 
     # ---- token check: ccusage vs manifest vs scry ------------------------------------------------
     res["tokens"] = token_check(res, manifest, scry, senv, a)

@@ -109,6 +109,22 @@ impl Catalog {
         })
     }
 
+    /// A catalog of `files` found some other way than discovery (a statusline's active
+    /// sources, [`crate::usage::statusline`]): the registry's sources to parse them with, the
+    /// context's exclusions, no warnings.
+    pub(crate) fn of_files(ctx: &Context, files: Vec<SourceFile>, from_index: bool) -> Catalog {
+        Catalog {
+            sources: registry(),
+            files,
+            warnings: Vec::new(),
+            roots: Vec::new(),
+            providers: Vec::new(),
+            from_index,
+            one: false,
+            exclusions: ctx.exclusions.clone(),
+        }
+    }
+
     /// Resolves the id `reference` (S-E3 without the path form) from the index alone, under a
     /// watcher's lease covering this process ([`crate::lease::leased`]): the live sources of
     /// the watched roots of the providers in `only` (all when empty) whose stored discovery id

@@ -326,15 +326,14 @@ pub struct ListHeaders {
 }
 
 impl ListHeaders {
-    /// The cost and failed tool results of the session of `file`: from the index's ledger
-    /// (usage sums priced, failures counted) when it holds the session, else from a parse
-    /// ([`crate::usage::Cost::of_parse`], the same sums); `None` when neither can be read.
+    /// The usage sums and failed tool results of the session of `file`: from the index's
+    /// ledger when it holds the session, else from a parse
+    /// ([`crate::usage::Cost::sums_of_parse`], the same sums); `None` when neither can be read.
     pub fn ledger(
         &self,
         catalog: &crate::catalog::Catalog,
         file: &SourceFile,
-        prices: &crate::usage::PriceTable,
-    ) -> Option<(crate::usage::Cost, u64)> {
+    ) -> Option<(Vec<scry_store::UsageSum>, u64)> {
         if let Some(store) = &self.store {
             let key = (
                 file.path.to_string_lossy().into_owned(),
@@ -347,10 +346,10 @@ impl ListHeaders {
             if let Some(sid) = sid {
                 let sums = store.usage_sums(sid).ok()?;
                 let failures = store.failure_count(sid).ok()?;
-                return Some((crate::usage::Cost::of_sums(&sums, prices), failures));
+                return Some((sums, failures));
             }
         }
-        crate::usage::Cost::of_parse(catalog, file, prices)
+        crate::usage::Cost::sums_of_parse(catalog, file)
     }
 
     /// `entry` with its whole stored header (unchanged when it was parsed directly, or when the

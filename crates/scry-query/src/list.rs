@@ -143,18 +143,21 @@ pub struct SessionRow {
     pub size: u64,
     /// The source fingerprint (S-Q3).
     pub fingerprint: String,
-    /// The session's own cost (its children's not included), from the index's usage ledger or,
-    /// without an index, a parse; `None` when not known (then not in the JSON).
+    /// The session's cost with the children folded under it (as `usage session` folds; the
+    /// session's own in [`crate::usage::Cost::own`] when it folds any), from the index's usage
+    /// ledger or, without an index, a parse; `None` when not known (then not in the JSON).
     pub cost: Option<crate::usage::Cost>,
-    /// How many of the session's tool results failed (the ledger's count; not in the JSON):
-    /// the TUI's status column. `None` when not known.
+    /// How many tool results of the session and its folded children failed (the ledger's
+    /// count): `failures` in the JSON, the TUI's status column, the web list's mark. `None`
+    /// when not known (then not in the JSON).
     pub failures: Option<u64>,
 }
 
 impl SessionRow {
-    /// The JSON row: the header's fields, then `children`, `size`, `fingerprint` and `cost`
-    /// (`{"usd": …, "unpriced": {model: tokens}}`, as [`crate::usage::Cost`]: `usd` is `null`
-    /// when no request was priced, never 0 for unpriced models).
+    /// The JSON row: the header's fields, then `children`, `size`, `fingerprint`, `cost`
+    /// (`{"usd": …, "unpriced": {model: tokens}, "own": {…}}`, as [`crate::usage::Cost`]: `usd`
+    /// is `null` when no request was priced, never 0 for unpriced models; `own` only when
+    /// children are folded) and `failures` (failed tool results, folded children included).
     pub fn to_json(&self) -> Value {
         let mut v = render::header_json(&self.header);
         if let Value::Object(map) = &mut v {
@@ -163,6 +166,9 @@ impl SessionRow {
             map.insert("fingerprint".into(), json!(self.fingerprint));
             if let Some(c) = &self.cost {
                 map.insert("cost".into(), json!(c));
+            }
+            if let Some(n) = self.failures {
+                map.insert("failures".into(), json!(n));
             }
         }
         v
@@ -334,18 +340,28 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         key,
     };
     let mut files: Vec<scry_source::SourceFile> = Vec::new();
-    let mut list = page.assemble(entries, warnings, |entry| {
+    let (mut list, folded) = page.assemble_folded(entries, warnings, |entry| {
         let entry = listed.full(entry);
         files.push(entry.file.clone());
         let fingerprint = crate::fingerprint_text(&entry.file.path);
         (entry, fingerprint)
     });
-    // The page's cost: from the usage ledger, or a parse of the page's rows without an index.
-    for (row, file) in list.rows.iter_mut().zip(&files) {
-        if let Some((cost, failures)) = listed.ledger(&catalog, file, &prices) {
-            row.cost = Some(cost);
-            row.failures = Some(failures);
+    // The page's cost and failures, its folded children's included: from the usage ledger, or
+    // a parse of the page's rows and their children without an index.
+    for ((row, file), children) in list.rows.iter_mut().zip(&files).zip(&folded) {
+        let Some((sums, mut failures)) = listed.ledger(&catalog, file) else {
+            continue;
+        };
+        let mut theirs = Vec::with_capacity(children.len());
+        for child in children {
+            if let Some((s, f)) = listed.ledger(&catalog, child) {
+                theirs.push(s);
+                failures += f;
+            }
         }
+        let folds = !children.is_empty();
+        row.cost = Some(crate::usage::Cost::of_row(&sums, &theirs, folds, &prices));
+        row.failures = Some(failures);
     }
     list.archived = marks;
     Ok(list)
@@ -404,8 +420,19 @@ impl<'a> Page<'a> {
         &self,
         entries: Vec<Entry>,
         warnings: Vec<Warning>,
-        mut finish: impl FnMut(Entry) -> (Entry, String),
+        finish: impl FnMut(Entry) -> (Entry, String),
     ) -> SessionList {
+        self.assemble_folded(entries, warnings, finish).0
+    }
+
+    /// [`Page::assemble`], and the sources of the children folded under each row of the page
+    /// (in row order).
+    pub fn assemble_folded(
+        &self,
+        entries: Vec<Entry>,
+        warnings: Vec<Warning>,
+        mut finish: impl FnMut(Entry) -> (Entry, String),
+    ) -> (SessionList, Vec<Vec<scry_source::SourceFile>>) {
         let (q, scope, since, offset, key) =
             (self.query, self.scope, self.since, self.offset, self.key);
         let mut entries: Vec<Entry> = entries
@@ -426,12 +453,14 @@ impl<'a> Page<'a> {
         let (rows, hidden) = fold(entries, q.kind);
         let total = rows.len();
         let next_cursor = next_cursor(key, offset, q.limit, total);
+        let mut folded = Vec::new();
         let rows: Vec<SessionRow> = rows
             .into_iter()
             .skip(offset)
             .take(q.limit)
-            .map(|(entry, children)| {
+            .map(|(entry, children, files)| {
                 let (entry, fingerprint) = finish(entry);
+                folded.push(files);
                 SessionRow {
                     fingerprint,
                     size: entry.file.size,
@@ -442,7 +471,7 @@ impl<'a> Page<'a> {
                 }
             })
             .collect();
-        SessionList {
+        let list = SessionList {
             rows,
             ids,
             total,
@@ -451,7 +480,8 @@ impl<'a> Page<'a> {
             warnings,
             next_cursor,
             archived: HashMap::new(),
-        }
+        };
+        (list, folded)
     }
 }
 
@@ -501,7 +531,12 @@ fn query_key(q: &ListQuery, scope: &Scope) -> u64 {
     xxhash_rust::xxh3::xxh3_64(key.as_bytes())
 }
 
-type Row = (Entry, BTreeMap<&'static str, usize>);
+/// A row, the children folded under it by kind, and their sources.
+type Row = (
+    Entry,
+    BTreeMap<&'static str, usize>,
+    Vec<scry_source::SourceFile>,
+);
 
 /// Applies the kind filter; by default folds non-main sessions under a listed parent and hides
 /// exec runs without one. Returns the rows and how many sessions were hidden.
@@ -510,7 +545,7 @@ fn fold(entries: Vec<Entry>, kind: Option<KindFilter>) -> (Vec<Row>, usize) {
         let rows = entries
             .into_iter()
             .filter(|e| k.accepts(&e.header))
-            .map(|entry| (entry, BTreeMap::new()))
+            .map(|entry| (entry, BTreeMap::new(), Vec::new()))
             .collect();
         return (rows, 0);
     }
@@ -521,7 +556,7 @@ fn fold(entries: Vec<Entry>, kind: Option<KindFilter>) -> (Vec<Row>, usize) {
         entries.into_iter().partition(|e| is_root(&e.header));
     let mut roots: Vec<Row> = roots
         .into_iter()
-        .map(|entry| (entry, BTreeMap::new()))
+        .map(|entry| (entry, BTreeMap::new(), Vec::new()))
         .collect();
     // The roots of each (provider, id): a child folds under one (a map, not a scan of every
     // root per child — that was quadratic on large homes). When several files hold that id (a
@@ -529,7 +564,7 @@ fn fold(entries: Vec<Entry>, kind: Option<KindFilter>) -> (Vec<Row>, usize) {
     // child's (a subagent file lives beside its parent's).
     let mut root_of: HashMap<(ProviderId, String), Vec<usize>> =
         HashMap::with_capacity(roots.len());
-    for (i, (r, _)) in roots.iter().enumerate() {
+    for (i, (r, _, _)) in roots.iter().enumerate() {
         root_of
             .entry((r.header.provider, r.header.id.clone()))
             .or_default()
@@ -539,7 +574,7 @@ fn fold(entries: Vec<Entry>, kind: Option<KindFilter>) -> (Vec<Row>, usize) {
     for child in children {
         let h = &child.header;
         let shared = |i: &usize| {
-            roots.get(*i).map_or(0, |(r, _)| {
+            roots.get(*i).map_or(0, |(r, _, _)| {
                 r.file
                     .path
                     .components()
@@ -558,7 +593,10 @@ fn fold(entries: Vec<Entry>, kind: Option<KindFilter>) -> (Vec<Row>, usize) {
             })
             .and_then(|i| roots.get_mut(i));
         match parent {
-            Some((_, kids)) => *kids.entry(h.kind.as_str()).or_default() += 1,
+            Some((_, kids, files)) => {
+                *kids.entry(h.kind.as_str()).or_default() += 1;
+                files.push(child.file);
+            }
             None => orphans.push(child),
         }
     }
@@ -572,7 +610,7 @@ fn fold(entries: Vec<Entry>, kind: Option<KindFilter>) -> (Vec<Row>, usize) {
         }
     }
     for entry in orphans {
-        rows.push((entry, BTreeMap::new()));
+        rows.push((entry, BTreeMap::new(), Vec::new()));
     }
     rows.sort_by(|a, b| {
         b.0.header

@@ -196,14 +196,24 @@ fn answer(
         let entry = keep(ask.exclusions, &file, crate::indexed::normalize(header))?;
         ids.push(entry.header.id.clone());
         ids.extend(store.list_neighbours(spec, &entry.header.id).ok()?);
+        // The row's cost and failures with its folded children's, as `usage session` folds.
         let sums = store.usage_sums(row.sid).ok()?;
+        let mut failures = store.failure_count(row.sid).ok()?;
+        let mut folded = Vec::with_capacity(row.folded.len());
+        for &child in &row.folded {
+            folded.push(store.usage_sums(child).ok()?);
+            failures += store.failure_count(child).ok()?;
+        }
+        let folds = !row.folded.is_empty();
         rows.push(SessionRow {
             fingerprint: crate::fingerprint_text(&entry.file.path),
             size: entry.file.size,
             header: entry.header,
             children: row.children.clone(),
-            cost: Some(crate::usage::Cost::of_sums(&sums, ask.prices)),
-            failures: Some(store.failure_count(row.sid).ok()?),
+            cost: Some(crate::usage::Cost::of_row(
+                &sums, &folded, folds, ask.prices,
+            )),
+            failures: Some(failures),
         });
     }
     Some(Page {

@@ -159,6 +159,31 @@ pub fn sums_of<'a>(requests: impl IntoIterator<Item = &'a StoredRequest>) -> Vec
     by.into_values().collect()
 }
 
+/// `sums` of several sessions added per (model, tier), in that order (tokens are integers: the
+/// result does not depend on the order they come in).
+pub fn merge_sums(sums: impl IntoIterator<Item = UsageSum>) -> Vec<UsageSum> {
+    let mut by: std::collections::BTreeMap<(String, u8), UsageSum> = Default::default();
+    for s in sums {
+        match by.entry((s.model.clone(), s.tier)) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(s);
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => {
+                let m = o.get_mut();
+                m.requests += s.requests;
+                m.usage += s.usage;
+                m.cache_write_1h += s.cache_write_1h;
+                m.first = match (m.first, s.first) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                m.last = m.last.max(s.last);
+            }
+        }
+    }
+    by.into_values().collect()
+}
+
 fn int(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
@@ -334,6 +359,43 @@ impl Store {
             .map_err(StoreError::db("read idle sessions"))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(StoreError::db("read idle sessions"))
+    }
+
+    /// The live sources whose session made a request at or after `since` (the `requests_time`
+    /// index), or is the session `keep` names by native id, or folds under it (its children):
+    /// what a statusline reads, without listing every source. Each with the side-file
+    /// signature it was last indexed with (0: no side files), ordered by (path, key).
+    pub fn sources_active_since(
+        &self,
+        since: Timestamp,
+        keep: Option<&str>,
+    ) -> Result<Vec<(crate::IndexedSource, i64)>> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT f.path, f.key, f.provider, f.size, f.mtime_ns, s.native, s.kind, s.fold,
+                        s.hint, f.related_sig
+                 FROM files f JOIN sessions s ON s.sid = f.sid
+                 WHERE f.live = 1 AND f.sid IN (
+                     SELECT sid FROM requests WHERE time >= ?1
+                     UNION SELECT sid FROM sessions WHERE native = ?2
+                     UNION SELECT sid FROM sessions WHERE fold = ?2)
+                 ORDER BY f.path, f.key",
+            )
+            .map_err(StoreError::db("read active sources"))?;
+        let rows = st
+            .query_map(params![time_to_i(since), keep.unwrap_or_default()], |r| {
+                Ok(
+                    crate::listing::indexed_source(r)?
+                        .map(|s| (s, r.get::<_, i64>(9).unwrap_or(0))),
+                )
+            })
+            .map_err(StoreError::db("read active sources"))?;
+        let mut out = Vec::new();
+        for r in rows {
+            out.extend(r.map_err(StoreError::db("read active sources"))?);
+        }
+        Ok(out)
     }
 
     /// The stored sid of the session `at` names, when indexed.

@@ -64,6 +64,8 @@ pub struct PageRow {
     pub id: String,
     /// Children folded under this row, by kind (empty unless [`ListMode::Fold`]).
     pub children: BTreeMap<&'static str, usize>,
+    /// The stored sessions of those children (for their cost), in list order.
+    pub folded: Vec<i64>,
     recency: i64,
     uri: String,
     provider: String,
@@ -418,6 +420,7 @@ impl Store {
                     uri: r.get(6)?,
                     recency: r.get(7)?,
                     children: BTreeMap::new(),
+                    folded: Vec::new(),
                 })
             })
             .map_err(fail("list a page"))?;
@@ -456,7 +459,7 @@ impl Store {
         if mode == ListMode::Fold {
             for row in &mut rows {
                 if row.kind == "main" {
-                    row.children = self.list_children(spec, row)?;
+                    (row.children, row.folded) = self.list_children(spec, row)?;
                 }
             }
         }
@@ -465,12 +468,12 @@ impl Store {
 
     /// The children folded under `root`: listed sessions of a non-root kind whose fold parent
     /// is its id, each under the first (in list order) of the roots with that id whose source
-    /// shares the longest path with the child's.
+    /// shares the longest path with the child's; and their sids.
     fn list_children(
         &self,
         spec: &ListSpec,
         root: &PageRow,
-    ) -> Result<BTreeMap<&'static str, usize>> {
+    ) -> Result<(BTreeMap<&'static str, usize>, Vec<i64>)> {
         let mut q = Sql::default();
         q.push(COLS)
             .push("s.fold = ")
@@ -481,8 +484,9 @@ impl Store {
         spec.listed(&mut q, "s", "f");
         let children = self.page_rows(&q)?;
         let mut out = BTreeMap::new();
+        let mut sids = Vec::new();
         if children.is_empty() {
-            return Ok(out);
+            return Ok((out, sids));
         }
         let mut q = Sql::default();
         q.push(COLS)
@@ -508,9 +512,10 @@ impl Store {
             }
             if let Some(kind) = crate::read::kind_of(&child.kind) {
                 *out.entry(kind.as_str()).or_default() += 1;
+                sids.push(child.sid);
             }
         }
-        Ok(out)
+        Ok((out, sids))
     }
 
     /// The listed ids (any kind, before folding) nearest to `id` below and above it in byte

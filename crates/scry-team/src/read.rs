@@ -349,7 +349,7 @@ pub fn list(
         .iter()
         .map(|r| (Row::ident(&r.header), r.fingerprint.clone()))
         .collect();
-    let mut list = page.assemble(entries, Vec::new(), |e| {
+    let (mut list, folded) = page.assemble_folded(entries, Vec::new(), |e| {
         let fp = fingerprints
             .get(&Row::ident(&e.header))
             .cloned()
@@ -357,20 +357,41 @@ pub fn list(
         (e, fp)
     });
     let machines: Vec<String> = list.rows.iter().map(|r| tags.take(&r.header).0).collect();
-    // Each listed session's own cost, as the local list carries it (one body read per row of
-    // the page).
+    // Each listed session's cost and failures with its folded children's, as the local list
+    // carries them (one body read per session of the page).
     let prices = scry_query::usage::prices(ctx);
     let by_machine: HashMap<(&str, Ident), &Row> = rows
         .iter()
         .map(|r| ((r.machine.as_str(), Row::ident(&r.header)), r))
         .collect();
-    for (row, m) in list.rows.iter_mut().zip(&machines) {
+    let by_source: HashMap<(&str, &str, &str), &Row> = rows
+        .iter()
+        .map(|r| ((r.machine.as_str(), r.path.as_str(), r.key.as_str()), r))
+        .collect();
+    for ((row, m), children) in list.rows.iter_mut().zip(&machines).zip(&folded) {
         let Some(r) = by_machine.get(&(m.as_str(), Row::ident(&row.header))) else {
             continue;
         };
         let session = store.session(r)?;
-        let (cost, failures) = scry_query::usage::Cost::of_events(&session.events, &prices);
-        row.cost = Some(cost);
+        let (sums, mut failures) = scry_query::usage::Cost::sums_of_events(&session.events);
+        let mut theirs = Vec::with_capacity(children.len());
+        for child in children {
+            let path = child.path.to_string_lossy();
+            let key = (
+                m.as_str(),
+                path.as_ref(),
+                child.key.as_deref().unwrap_or_default(),
+            );
+            if let Some(c) = by_source.get(&key) {
+                let (s, f) = scry_query::usage::Cost::sums_of_events(&store.session(c)?.events);
+                theirs.push(s);
+                failures += f;
+            }
+        }
+        let folds = !children.is_empty();
+        row.cost = Some(scry_query::usage::Cost::of_row(
+            &sums, &theirs, folds, &prices,
+        ));
         row.failures = Some(failures);
     }
     Ok(Team {

@@ -357,12 +357,18 @@ fn blocks_of_the_corpus() {
 
 fn statusline(home: &Path, payload: &str) -> Out {
     let db = tempfile::tempdir().unwrap();
+    statusline_at(home, &db.path().join("index.db"), payload, &[])
+}
+
+/// The statusline of `payload` with the index at `db` and the global flags `flags`.
+fn statusline_at(home: &Path, db: &Path, payload: &str, flags: &[&str]) -> Out {
     let mut child = Command::new(env!("CARGO_BIN_EXE_scry"))
         .env_clear()
         .env("HOME", home)
         .env("TZ", "UTC")
-        .env("SCRY_DB", db.path().join("index.db"))
+        .env("SCRY_DB", db)
         .current_dir(home)
+        .args(flags)
         .args(["usage", "statusline"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -435,6 +441,95 @@ fn statusline_shows_the_active_block_and_its_burn_rate() {
     );
 }
 
+/// A Claude subagent transcript of session `parent` (new layout) with one request at `time`.
+fn claude_subagent(home: &Path, parent: &str, agent: &str, time: &str) {
+    let dir = home.join(format!(".claude/projects/-w/{parent}/subagents"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let line = serde_json::json!({"type": "assistant", "uuid": "sa1", "sessionId": parent,
+        "isSidechain": true, "agentId": agent, "cwd": "/w", "timestamp": time,
+        "version": "2.1.0", "requestId": "sreq1",
+        "message": {"id": "smsg1", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "text", "text": "found it"}],
+            "usage": {"input_tokens": 50_000, "output_tokens": 1000}}});
+    std::fs::write(
+        dir.join(format!("agent-{agent}.jsonl")),
+        format!("{line}\n"),
+    )
+    .unwrap();
+}
+
+/// The line without the block's minutes left (they follow the clock between two runs).
+fn steady(line: &str) -> String {
+    match (line.find(" block ("), line.find(" left)")) {
+        (Some(a), Some(b)) => format!("{}{}", &line[..a], &line[b + 6..]),
+        _ => line.to_string(),
+    }
+}
+
+#[test]
+fn statusline_reads_the_index_ledger_and_follows_the_hook_session_without_a_watcher() {
+    let home = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("index.db");
+    let now = jiff::Timestamp::now();
+    let ago = |m: i64| (now - jiff::SignedDuration::from_mins(m)).to_string();
+    claude_with_cache(home.path(), "live-1", &[ago(30), ago(20)], 0, 0);
+    claude_with_cache(home.path(), "other-1", &[ago(25)], 0, 0);
+    claude_with_cache(home.path(), "old-1", &["2026-10-01T10:00:00Z".into()], 0, 0);
+    let payload = serde_json::json!({"session_id": "live-1",
+        "model": {"id": "claude-sonnet-4-5", "display_name": "Sonnet 4.5"}})
+    .to_string();
+    let run = |flags: &[&str]| {
+        let out = statusline_at(home.path(), &db, &payload, flags);
+        assert_eq!(out.code, 0, "{}", out.render());
+        out.assert_no_panic();
+        steady(&out.stdout)
+    };
+    let direct = || run(&["--no-index"]);
+    // The first run indexes (the hook's session was not indexed); the next read the ledger.
+    let first = run(&[]);
+    assert_eq!(first, direct());
+    assert_eq!(run(&[]), first);
+    // $3 / $15 per million: live-1 two requests, other-1 one, today.
+    let one = (1000.0 * 3.0 + 100.0 * 15.0) / 1e6;
+    assert!(
+        first.starts_with(&format!(
+            "Sonnet 4.5 | ${:.2} session | ${:.2} today",
+            2.0 * one,
+            3.0 * one
+        )),
+        "{first}"
+    );
+    // The hook's transcript grows and a subagent appears: both count at once.
+    claude_with_cache(home.path(), "live-1", &[ago(30), ago(20), ago(5)], 0, 0);
+    claude_subagent(home.path(), "live-1", "x1", &ago(4));
+    let grown = run(&[]);
+    assert_eq!(grown, direct());
+    let sub = (50_000.0 * 3.0 + 1000.0 * 15.0) / 1e6;
+    assert!(
+        grown.starts_with(&format!(
+            "Sonnet 4.5 | ${:.2} session | ${:.2} today",
+            3.0 * one + sub,
+            4.0 * one + sub
+        )),
+        "{grown}"
+    );
+    // A session the index has never seen that is not the hook's counts once a command
+    // refreshed the index (or at once under `scry watch`).
+    claude_with_cache(home.path(), "late-1", &[ago(3)], 0, 0);
+    assert_eq!(run(&[]), grown);
+    let list = scry_env(
+        home.path(),
+        home.path(),
+        &[("SCRY_DB", db.as_path())],
+        &["list", "--global"],
+    );
+    assert_eq!(list.code, 0, "{}", list.render());
+    let late = run(&[]);
+    assert_eq!(late, direct());
+    assert_ne!(late, grown);
+}
+
 #[test]
 fn bad_values_are_usage_errors_naming_them() {
     for args in [
@@ -448,6 +543,41 @@ fn bad_values_are_usage_errors_naming_them() {
         assert!(out.stderr.contains(args[3]), "{args:?}: {}", out.stderr);
         assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
         out.assert_no_panic();
+    }
+}
+
+#[test]
+fn provider_and_dates_narrow_the_reports_to_their_rows() {
+    let all = report(&["daily", "--by", "provider"]);
+    let days: Vec<&Value> = all["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["key"] != "unknown")
+        .collect();
+    assert!(days.len() >= 2, "{all}");
+    // One day alone (`--since D --until D`: the whole local day) is that day's row.
+    let day = days[1]["key"].as_str().unwrap();
+    let one = report(&["daily", "--by", "provider", "--since", day, "--until", day]);
+    assert_eq!(one["rows"].as_array().unwrap().len(), 1, "{one}");
+    assert_eq!(&one["rows"][0], days[1]);
+    assert_eq!(one["totals"]["tokens"], days[1]["tokens"]);
+    // `--provider codex` keeps codex's parts of every day, nothing else.
+    let codex = report(&["daily", "--by", "provider", "--provider", "codex"]);
+    let mut want = 0;
+    for r in days {
+        for p in r["breakdown"].as_array().unwrap() {
+            if p["key"] == "codex" {
+                want += n(&p["tokens"], "total");
+            }
+        }
+    }
+    assert!(want > 0);
+    assert_eq!(n(&codex["totals"]["tokens"], "total"), want, "{codex}");
+    for r in codex["rows"].as_array().unwrap() {
+        for p in r["breakdown"].as_array().unwrap() {
+            assert_eq!(p["key"], "codex", "{r}");
+        }
     }
 }
 
@@ -529,9 +659,39 @@ fn assert_same_row(a: &Value, b: &Value, what: &str) {
     }
 }
 
+/// Asserts a `list --json` row's `cost` is the usage report's row `r` (no row: no request,
+/// `usd` null); 1 when it was priced.
+fn list_cost_is(cost: &Value, r: Option<&Value>, id: &str) -> usize {
+    assert!(cost.is_object(), "{id}: {cost}");
+    let Some(r) = r else {
+        let usd = cost["usd"].clone();
+        assert_eq!(usd, Value::Null, "{id}: {cost}");
+        return 0;
+    };
+    let mut priced = 0;
+    match (cost["usd"].as_f64(), r["cost_usd"].as_f64()) {
+        (Some(x), Some(y)) => {
+            priced = 1;
+            assert!((x - y).abs() <= 1e-9 * y.abs().max(1.0), "{id}: {x} vs {y}")
+        }
+        (x, y) => assert_eq!(x, y, "{id}: unpriced stays null, never 0"),
+    }
+    let unpriced: u64 = r["unpriced"]
+        .as_array()
+        .map(|u| u.iter().map(|m| n(&m["tokens"], "total")).sum())
+        .unwrap_or(0);
+    let listed_unpriced: u64 = cost["unpriced"]
+        .as_object()
+        .map(|m| m.values().filter_map(Value::as_u64).sum())
+        .unwrap_or(0);
+    assert_eq!(listed_unpriced, unpriced, "{id}");
+    priced
+}
+
 #[test]
 fn the_index_ledger_equals_the_replay_for_every_session_and_prices_list() {
     let mut priced = 0;
+    let mut folds = 0;
     for h in ledger_homes() {
         let db_dir = tempfile::tempdir().unwrap();
         let db = db_dir.path().join("index.db");
@@ -584,30 +744,37 @@ fn the_index_ledger_equals_the_replay_for_every_session_and_prices_list() {
         );
         for s in listed["sessions"].as_array().unwrap() {
             let id = s["id"].as_str().unwrap();
-            let cost = &s["cost"];
-            assert!(cost.is_object(), "{id}: {s}");
-            match rows.get(id) {
-                Some(r) => {
-                    match (cost["usd"].as_f64(), r["cost_usd"].as_f64()) {
-                        (Some(x), Some(y)) => {
-                            priced += 1;
-                            assert!((x - y).abs() <= 1e-9 * y.abs().max(1.0), "{id}: {x} vs {y}")
-                        }
-                        (x, y) => assert_eq!(x, y, "{id}: unpriced stays null, never 0"),
-                    }
-                    let unpriced: u64 = r["unpriced"]
-                        .as_array()
-                        .map(|u| u.iter().map(|m| n(&m["tokens"], "total")).sum())
-                        .unwrap_or(0);
-                    let listed_unpriced: u64 = cost["unpriced"]
-                        .as_object()
-                        .map(|m| m.values().filter_map(Value::as_u64).sum())
-                        .unwrap_or(0);
-                    assert_eq!(listed_unpriced, unpriced, "{id}");
-                }
-                None => assert_eq!(cost, &serde_json::json!({"usd": null}), "{id}"),
+            priced += list_cost_is(&s["cost"], rows.get(id), id);
+            assert!(s["cost"].get("own").is_none(), "{id}: nothing folded: {s}");
+            assert!(s["failures"].is_u64(), "{id}: {s}");
+        }
+        // Folded (the default): a row's cost is its `usage session` row (subagents folded in
+        // as ccusage folds them) and its `own` the session's split row; the same both ways.
+        let folded_rows = rows_by_id(&run(&["usage", "session", "--json"], true));
+        let args = ["list", "--global", "--limit", "1000", "--json"];
+        let listed = run(&args, true);
+        assert_eq!(
+            listed["sessions"],
+            run(&args, false)["sessions"],
+            "{}",
+            h.display()
+        );
+        for s in listed["sessions"].as_array().unwrap() {
+            let id = s["id"].as_str().unwrap();
+            let kids: u64 = s["children"]
+                .as_object()
+                .map(|m| m.values().filter_map(Value::as_u64).sum())
+                .unwrap_or(0);
+            list_cost_is(&s["cost"], folded_rows.get(id), id);
+            if kids > 0 {
+                folds += 1;
+                let own = &s["cost"]["own"];
+                list_cost_is(own, rows.get(id), &format!("{id} own"));
+            } else {
+                assert!(s["cost"].get("own").is_none(), "{id}: {s}");
             }
         }
     }
+    assert!(folds >= 1, "no list row folded a child");
     assert!(priced >= 10, "{priced} priced list rows");
 }

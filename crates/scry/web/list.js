@@ -7,16 +7,27 @@ import { currentFilters, main, ref, sessionHash, state } from './nav.js';
 
 const PAGE = 50; // sessions per list page
 
+/** The row's cost (its folded children's included), or '' when unknown or nothing priced. */
+function costText(c) {
+  if (!c || typeof c.usd !== 'number') return '';
+  return c.usd > 0 && c.usd < 0.01 ? `$${c.usd.toFixed(4)}` : `$${c.usd.toFixed(2)}`;
+}
+
 function sessionRow(s) {
   const kids = s.children ? Object.values(s.children).reduce((a, b) => a + (Number(b) || 0), 0) : 0;
+  const failed = Number(s.failures) || 0;
+  const cost = costText(s.cost);
   return h('li', null,
     h('a', { class: 'row', href: sessionHash(ref(s, s.uri)), dataset: { uri: s.uri } },
       h('span', { class: 'prov' }, s.provider, s.kind && s.kind !== 'main' ? ` · ${s.kind}` : ''),
       h('span', { class: 'title' }, s.title || s.id,
         s.live === false ? [' ', h('span', { class: 'badge deleted', title: 'The agent deleted the source; read from the index until `scry index --prune`' },
-          s.deleted ? `deleted ${String(s.deleted).slice(0, 10)}` : 'deleted')] : null),
+          s.deleted ? `deleted ${String(s.deleted).slice(0, 10)}` : 'deleted')] : null,
+        failed ? [' ', h('span', { class: 'badge failed', title: `${plural(failed, 'tool result')} failed${kids ? ' (folded children included)' : ''}` },
+          `✗ ${failed}`)] : null),
       h('span', { class: 'when' }, fmtTime(s.updated || s.created)),
       h('span', { class: 'sub' }, s.cwd || '', kids ? ` · ${plural(kids, 'child session')}` : '',
+        cost ? ` · ${cost}` : '',
         s.live === false ? ' · source gone (index only)' : '')));
 }
 

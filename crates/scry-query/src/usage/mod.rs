@@ -11,6 +11,7 @@
 
 pub mod blocks;
 pub mod price;
+mod recent;
 pub mod report;
 pub mod statusline;
 
@@ -269,6 +270,11 @@ pub struct Cost {
     /// Models without a price and their tokens (not in `usd`).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub unpriced: std::collections::BTreeMap<String, u64>,
+    /// For a `list` row that folds children (subagents): the session's own cost, theirs left
+    /// out (`usd` / `unpriced` above are the session's with its folded children, as `usage
+    /// session` reports it). `None` elsewhere (not serialized).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub own: Option<Box<Cost>>,
 }
 
 impl Cost {
@@ -285,14 +291,36 @@ impl Cost {
         c
     }
 
-    /// The cost and failed tool results of the session parsed from `file` (no index), the
-    /// cost summed as the ledger sums it so it equals [`Cost::of_sums`] of the indexed session
-    /// to the last digit; `None` when the file cannot be read.
-    pub(crate) fn of_parse(
+    /// The cost of a `list` row: the session's usage sums `own` with those of the children
+    /// folded under it (`folded`, one list per child), tokens added per (model, tier) before
+    /// pricing ([`scry_store::ledger::merge_sums`]) so the figure depends on neither where the
+    /// sums came from nor the children's order; with [`Cost::own`] set when `folds` (the row
+    /// has folded children).
+    pub fn of_row(
+        own: &[UsageSum],
+        folded: &[Vec<UsageSum>],
+        folds: bool,
+        table: &PriceTable,
+    ) -> Cost {
+        let own_cost = Cost::of_sums(own, table);
+        if !folds {
+            return own_cost;
+        }
+        let all =
+            scry_store::ledger::merge_sums(own.iter().chain(folded.iter().flatten()).cloned());
+        Cost {
+            own: Some(Box::new(own_cost)),
+            ..Cost::of_sums(&all, table)
+        }
+    }
+
+    /// The usage sums and failed tool results of the session parsed from `file` (no index),
+    /// summed as the ledger sums them so their cost equals [`Cost::of_sums`] of the indexed
+    /// session to the last digit; `None` when the file cannot be read.
+    pub(crate) fn sums_of_parse(
         catalog: &Catalog,
         file: &SourceFile,
-        table: &PriceTable,
-    ) -> Option<(Cost, u64)> {
+    ) -> Option<(Vec<UsageSum>, u64)> {
         let source = catalog.source(file.provider).ok()?;
         let mut stored: Vec<StoredRequest> = Vec::new();
         let mut failures = 0u64;
@@ -304,23 +332,26 @@ impl Cost {
             on_warning: |_w: Warning| {},
         };
         guard::parse(source, file, &mut sink).ok()?;
-        let cost = Cost::of_sums(&scry_store::ledger::sums_of(&stored), table);
-        Some((cost, failures))
+        Some((scry_store::ledger::sums_of(&stored), failures))
     }
 
     /// The cost and failed tool results of `events` (a session read from elsewhere: a team
     /// store, issue 22), summed as the ledger sums it so it equals [`Cost::of_sums`] of the
     /// same session in a local index to the last digit.
     pub fn of_events(events: &[Event], table: &PriceTable) -> (Cost, u64) {
+        let (sums, failures) = Cost::sums_of_events(events);
+        (Cost::of_sums(&sums, table), failures)
+    }
+
+    /// The usage sums and failed tool results of `events`, summed as the ledger sums them
+    /// (for [`Cost::of_row`]).
+    pub fn sums_of_events(events: &[Event]) -> (Vec<UsageSum>, u64) {
         let stored: Vec<StoredRequest> = events.iter().filter_map(StoredRequest::of).collect();
         let failures = events
             .iter()
             .filter(|e| scry_store::ledger::is_failed_result(e))
             .count() as u64;
-        (
-            Cost::of_sums(&scry_store::ledger::sums_of(&stored), table),
-            failures,
-        )
+        (scry_store::ledger::sums_of(&stored), failures)
     }
 
     /// Adds the request `e` carries, if any, priced from `table`.

@@ -1,7 +1,8 @@
 //! The numbers of `scry usage statusline` (Claude Code's statusline hook): this session's cost
 //! (subagents folded in), today's cost across every agent read, and the active 5-hour block's
 //! cost and burn rate. One read of the sessions active since the earlier of local midnight and
-//! ten hours ago (a block that holds now started at most five hours ago).
+//! ten hours ago (a block that holds now started at most five hours ago): from the index's
+//! ledger when it holds the hook's session ([`super::recent`]), else a full read.
 
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
@@ -53,12 +54,13 @@ pub fn statusline(
         .checked_sub(SignedDuration::from_hours(10))
         .unwrap_or(now);
     let providers = crate::filter::providers(req.provider.as_deref())?;
-    let (sessions, warnings) = collect(
-        ctx,
-        &providers,
-        Some(midnight.min(block_from)),
-        Some(session_id),
-    )?;
+    let from = midnight.min(block_from);
+    // The index's active sessions when it can answer (no catalog of every source), else the
+    // full read.
+    let (sessions, warnings) = match super::recent::collect(ctx, &providers, from, session_id)? {
+        Some(read) => read,
+        None => collect(ctx, &providers, Some(from), Some(session_id))?,
+    };
     let table = PriceTable::with_custom(&pricing.prices);
     let run = |period: Period, since: Option<Timestamp>| {
         let r = UsageRequest {
