@@ -44,6 +44,7 @@ mod skill;
 mod sources;
 mod stream_rss;
 mod team;
+mod team_access;
 mod team_reads;
 mod timed;
 mod tui;
