@@ -12,11 +12,13 @@
 //! - [`push`]: mirrors the local index, one transaction per session, only changed sessions.
 //! - [`read`]: list, show, turns and search from the team store; [`inside`]: turn, events,
 //!   the ledgers and usage.
+//! - [`pool`]: open stores kept between a server's requests.
 //! - [`cluster`]: a private PostgreSQL cluster for tests (initdb in a temporary directory).
 
 pub mod cluster;
 pub mod connect;
 pub mod inside;
+pub mod pool;
 pub mod push;
 pub mod read;
 pub mod schema;
