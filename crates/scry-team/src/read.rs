@@ -468,16 +468,20 @@ pub fn search(
             within = Some(r.header.clone());
             vec![r]
         }
-        None => {
-            let rows = store.listed(machine, &providers)?;
-            match narrowing(q, &req) {
-                None => rows,
-                Some(patterns) => {
-                    let ids = candidates(store, &patterns, q.case)?;
-                    rows.into_iter().filter(|r| ids.contains(&r.id)).collect()
-                }
+        None => match narrowing(q, &req) {
+            None => store.listed(machine, &providers)?,
+            Some(patterns) => {
+                // Only the candidates' rows are read (and their headers decoded).
+                let ids: Vec<i64> = candidates(store, &patterns, q.case)?.into_iter().collect();
+                let names: Vec<String> = providers.iter().map(|p| p.as_str().to_string()).collect();
+                let all = names.is_empty();
+                store.rows(
+                    "id = ANY($4) AND ($1::text IS NULL OR machine = $1)
+                     AND ($2 OR provider = ANY($3))",
+                    &[&machine, &all, &names, &ids],
+                )?
             }
-        }
+        },
     };
     let response = stream_search(store, &rows, &req)?;
     let mut tags = Tags::of(&rows);
