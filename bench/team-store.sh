@@ -70,13 +70,13 @@ echo "  alpha push: $(echo "scale=1; $AMB / $LAST_WALL" | bc) MB/s of session fi
 step "alpha: second push" alpha push "$U" --machine alpha
 step "beta: push (indexes $BMB MB first)" beta push "$U" --machine beta
 step "beta: second push" beta push "$U" --machine beta
-sql "VACUUM ANALYZE"
+sql "ANALYZE"
 echo "store: $(sql "SELECT pg_size_pretty(pg_database_size('bench'))") database; sessions $(sql 'SELECT count(*) FROM scry_sessions'), bodies $(sql "SELECT pg_size_pretty(sum(length(body))) FROM scry_sessions"), scry_text $(sql "SELECT pg_size_pretty(pg_total_relation_size('scry_text'))") (trigram GIN $(sql "SELECT pg_size_pretty(pg_relation_size('scry_text_trgm'))"))"
 
 while [ ! -x "$S" ]; do sleep 10; done
-echo "## reads (median of R runs after a warm-up; R=5, 1 for the common word without warm-up)"
+echo "## reads (median of R runs after a warm-up; R=${REPS:-5}, 1 for the common word without warm-up)"
 med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-R=5
+R=${REPS:-5}
 read_med() {
   local label=$1 bin=$2; shift 2
   # shellcheck disable=SC2046
@@ -93,7 +93,7 @@ both() {
   local label=$1; shift
   if [ -n "$BASE" ]; then read_med "base  store $label" "$BASE" "$@" --store "$U"; fi
   read_med "new   store $label" "$S" "$@" --store "$U"
-  if [ -n "$BASE" ]; then read_med "base  store $label (again)" "$BASE" "$@" --store "$U"; fi
+  if [ -n "$BASE" ] && [ "$R" -gt 1 ]; then read_med "base  store $label (again)" "$BASE" "$@" --store "$U"; fi
   read_med "new   local $label" "$S" "$@"
 }
 both "list --global --limit 20" list --global --limit 20
@@ -101,6 +101,25 @@ read_med "new   store list --global --limit 20 --machine alpha" "$S" list --glob
 read_med "new   store list --global --limit 20 --machine beta" "$S" list --global --limit 20 --machine beta --store "$U"
 both "search quokka-zanzibar-4471 --global" search quokka-zanzibar-4471 --global
 read_med "new   store search quokka-zanzibar-4471 --global --machine beta" "$S" search quokka-zanzibar-4471 --global --machine beta --store "$U"
+# serve --store: 20 sequential requests of a selective search (a connection each in the base
+# build, a pooled one in the new): total wall of the 20.
+served() {
+  local label=$1 bin=$2
+  # shellcheck disable=SC2046
+  env -i $(envof alpha) "$bin" serve --port 0 --store "$U" >"$W/serve.out" 2>/dev/null &
+  local pid=$! addr=""
+  for _ in $(seq 100); do addr=$(grep -so 'http://[0-9.:]*' "$W/serve.out" | head -1 || true); [ -n "$addr" ] && break; sleep 0.2; done
+  curl -s "$addr/v1/search?q=quokka-zanzibar-4471&global=true" >/dev/null
+  local t0 t1; t0=$(date +%s.%N)
+  for _ in $(seq 20); do curl -s "$addr/v1/search?q=quokka-zanzibar-4471&global=true" >/dev/null; done
+  t1=$(date +%s.%N)
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  echo "$label serve --store: 20 selective searches over HTTP | $(echo "$t1 - $t0" | bc | cut -c1-6) s wall"
+}
+if [ -n "$BASE" ]; then served "base " "$BASE"; fi
+served "new  " "$S"
+if [ -n "$BASE" ]; then served "base " "$BASE"; fi
+served "new  " "$S"
 # The common word: most sessions are candidates. One run each (a run can take minutes), within
 # 12 GB of address space (the base build decodes every candidate at once).
 R=1
