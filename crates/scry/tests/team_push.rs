@@ -68,7 +68,7 @@ fn wait_for(home: &Path, db: &Path, url: &str, what: &str, done: impl Fn(&[Strin
 }
 
 #[test]
-fn push_watch_sends_new_sessions_and_removes_gone_ones() {
+fn push_watch_sends_new_and_changed_sessions() {
     let Some(cluster) = Cluster::start() else {
         return;
     };
