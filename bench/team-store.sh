@@ -54,7 +54,7 @@ step() {
   local label=$1 m=$2; shift 2
   local p0; p0=$(pgcpu)
   # shellcheck disable=SC2046 # envof's words are NAME=value pairs without spaces
-  /usr/bin/time -o "$W/time" -f "%e %U %S %M" env -i $(envof "$m") "$P" "$@" >"$W/out" 2>"$W/err" || { echo "$label FAILED"; cat "$W/err"; exit 1; }
+  /usr/bin/time -o "$W/time" -f "%e %U %S %M" env -i $(envof "$m") "$P" "$@" $([ "$m" = alpha ] && echo "${ALPHA_ARGS:-}") >"$W/out" 2>"$W/err" || { echo "$label FAILED"; cat "$W/err"; exit 1; }
   local p1; p1=$(pgcpu)
   read -r w u s m < "$W/time"
   echo "$label | ${w} s wall | $(echo "$u + $s" | bc) s client CPU | $(echo "$p1 - $p0" | bc) s PostgreSQL CPU | $((m / 1024)) MB | $(tail -1 "$W/out" | cut -c1-150)"
@@ -64,10 +64,23 @@ mb() { du -sb "$1"/.claude "$1"/.codex "$1"/.gemini "$1"/.pi 2>/dev/null | awk '
 
 echo "## push"
 AMB=$(mb "$A"); BMB=$(mb "$B")
-step "alpha: index --all ($AMB MB)" alpha index --all
-step "alpha: push (index up to date)" alpha push "$U" --machine alpha
-echo "  alpha push: $(echo "scale=1; $AMB / $LAST_WALL" | bc) MB/s of session files (wall)"
-step "alpha: second push" alpha push "$U" --machine alpha
+[ "${SKIP_INDEX:-0}" = 1 ] || step "alpha: index --all ($AMB MB)" alpha index --all
+if [ -n "${PUSH_BUDGET:-}" ]; then
+  P0=$(pgcpu); T0=$(date +%s.%N)
+  # shellcheck disable=SC2046
+  /usr/bin/time -o "$W/time" -f "%e %U %S %M" timeout -s KILL "$PUSH_BUDGET" env -i $(envof alpha) "$P" push "$U" --machine alpha ${ALPHA_ARGS:-} >"$W/out" 2>"$W/err" || true
+  T1=$(date +%s.%N); P1=$(pgcpu)
+  read -r w u s m < <(tail -1 "$W/time")
+  PUSHED=$(sql "SELECT count(*) || ' sessions, ' || round(sum(size) / 1048576.0) || ' MB of session files, ' || sum(events) || ' events' FROM scry_sessions WHERE machine = 'alpha'")
+  PMB=$(sql "SELECT round(sum(size) / 1048576.0, 1) FROM scry_sessions WHERE machine = 'alpha'")
+  W1=$(echo "$T1 - $T0" | bc)
+  echo "alpha: push killed after ${PUSH_BUDGET} s | ${W1} s wall | $(echo "$u + $s" | bc) s client CPU (if it ended) | $(echo "$P1 - $P0" | bc) s PostgreSQL CPU | stored then: $PUSHED"
+  echo "  alpha push: $(echo "scale=2; $PMB / $W1" | bc) MB/s of session files (wall); store $(sql "SELECT pg_size_pretty(pg_database_size('bench'))") for $PMB MB"
+else
+  step "alpha: push (index up to date)" alpha push "$U" --machine alpha
+  echo "  alpha push: $(echo "scale=1; $AMB / $LAST_WALL" | bc) MB/s of session files (wall)"
+fi
+[ -n "${PUSH_BUDGET:-}" ] || step "alpha: second push" alpha push "$U" --machine alpha
 step "beta: push (indexes $BMB MB first)" beta push "$U" --machine beta
 step "beta: second push" beta push "$U" --machine beta
 sql "ANALYZE"
@@ -80,11 +93,11 @@ R=${REPS:-5}
 read_med() {
   local label=$1 bin=$2; shift 2
   # shellcheck disable=SC2046
-  [ "$R" -gt 1 ] && { env -i $(envof alpha) "$bin" "$@" >/dev/null 2>&1 || true; }
+  [ "$R" -gt 1 ] && { env -i $(envof alpha) "$bin" "$@" ${ALPHA_ARGS:-} >/dev/null 2>&1 || true; }
   local ws=() cs=() rs=()
   for _ in $(seq "$R"); do
     # shellcheck disable=SC2046
-    /usr/bin/time -o "$W/time" -f "%e %U %S %M" env -i $(envof alpha) "$bin" "$@" >"$W/out" 2>"$W/err" || true
+    /usr/bin/time -o "$W/time" -f "%e %U %S %M" env -i $(envof alpha) "$bin" "$@" ${ALPHA_ARGS:-} >"$W/out" 2>"$W/err" || true
     read -r w u s m < <(tail -1 "$W/time"); ws+=("$w"); cs+=("$(echo "$u + $s" | bc)"); rs+=("$m")
   done
   echo "$label | $(printf '%s\n' "${ws[@]}" | med) s wall | $(printf '%s\n' "${cs[@]}" | med) s CPU | $(( $(printf '%s\n' "${rs[@]}" | med) / 1024 )) MB | $(head -c 400 "$W/out" | tr '\n' ' ' | cut -c1-100)$(head -c 200 "$W/err" | tr '\n' ' ')"
@@ -106,7 +119,7 @@ read_med "new   store search quokka-zanzibar-4471 --global --machine beta" "$S" 
 served() {
   local label=$1 bin=$2
   # shellcheck disable=SC2046
-  env -i $(envof alpha) "$bin" serve --port 0 --store "$U" >"$W/serve.out" 2>/dev/null &
+  env -i $(envof alpha) "$bin" serve --port 0 --store "$U" ${ALPHA_ARGS:-} >"$W/serve.out" 2>/dev/null &
   local pid=$! addr=""
   for _ in $(seq 100); do addr=$(grep -so 'http://[0-9.:]*' "$W/serve.out" | head -1 || true); [ -n "$addr" ] && break; sleep 0.2; done
   curl -s "$addr/v1/search?q=quokka-zanzibar-4471&global=true" >/dev/null
