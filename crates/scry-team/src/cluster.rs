@@ -80,6 +80,20 @@ impl Cluster {
     /// When PostgreSQL is required (`SCRY_REQUIRE_POSTGRES=1`) but missing, or a step of
     /// starting it fails: this is test support, and a test must not pass without its server.
     pub fn start() -> Option<Cluster> {
+        Cluster::start_with(false)
+    }
+
+    /// Starts a cluster that also speaks TLS (`ssl=on`) with a certificate for `127.0.0.1` and
+    /// `localhost` signed by a private CA made now with `openssl` ([`Cluster::ca_file`]); `None`
+    /// as [`Cluster::start`], or when `openssl` is missing (and PostgreSQL is not required).
+    ///
+    /// # Panics
+    /// As [`Cluster::start`].
+    pub fn start_tls() -> Option<Cluster> {
+        Cluster::start_with(true)
+    }
+
+    fn start_with(tls: bool) -> Option<Cluster> {
         let required = std::env::var("SCRY_REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
         let Some(bin) = bin_dir() else {
             assert!(
@@ -129,6 +143,18 @@ impl Cluster {
             cluster.port,
             cluster.dir.display()
         );
+        let opts = if tls {
+            if !cluster.make_certificates(required) {
+                return None;
+            }
+            format!(
+                "{opts} -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+                cluster.dir.join("server.crt").display(),
+                cluster.dir.join("server.key").display()
+            )
+        } else {
+            opts
+        };
         cluster.run(
             "pg_ctl",
             &[
@@ -143,6 +169,94 @@ impl Cluster {
             ],
         );
         Some(cluster)
+    }
+
+    /// The private CA's certificate (PEM) that signed the server's, for `sslrootcert=`.
+    pub fn ca_file(&self) -> PathBuf {
+        self.dir.join("ca.crt")
+    }
+
+    /// A CA and a server certificate signed by it (`openssl`); false when `openssl` is missing.
+    fn make_certificates(&self, required: bool) -> bool {
+        let d = &self.dir;
+        let openssl = |args: &[&str]| {
+            Command::new("openssl")
+                .args(args)
+                .current_dir(d)
+                .output()
+                .map(|o| {
+                    assert!(
+                        o.status.success(),
+                        "openssl {args:?} failed: {}",
+                        String::from_utf8_lossy(&o.stderr)
+                    );
+                })
+                .is_ok()
+        };
+        let ca = [
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=scry test CA",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.crt",
+        ];
+        if !openssl(&ca) {
+            assert!(!required, "SCRY_REQUIRE_POSTGRES=1 but openssl is missing");
+            eprintln!("openssl is not installed: TLS test skipped");
+            return false;
+        }
+        std::fs::write(
+            d.join("san.ext"),
+            "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
+        )
+        .expect("write san.ext");
+        openssl(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=localhost",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+        ]);
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-extfile",
+            "san.ext",
+            "-out",
+            "server.crt",
+        ]);
+        if let Some(user) = &self.run_as {
+            let (uid, gid) = ids_of(user).expect("the postgres user");
+            for f in ["server.key", "server.crt"] {
+                std::os::unix::fs::chown(d.join(f), Some(uid), Some(gid)).expect("chown");
+            }
+        }
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(d.join("server.key"), std::fs::Permissions::from_mode(0o600))
+            .expect("chmod server.key");
+        true
     }
 
     fn data(&self) -> PathBuf {

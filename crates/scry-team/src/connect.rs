@@ -6,11 +6,13 @@
 
 use std::str::FromStr;
 
-use postgres::config::{Host, SslMode};
+use postgres::config::Host;
 use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls};
 use scry_model::ErrorCode;
 use scry_query::QueryError;
+
+use crate::tls::Tls;
 
 /// Where a URL points: what error lines name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,9 +31,10 @@ impl std::fmt::Display for Target {
     }
 }
 
-/// Parses `url` into a driver configuration and the [`Target`] it names.
-pub fn parse(url: &str) -> Result<(Config, Target), QueryError> {
-    let config = Config::from_str(url).map_err(|e| {
+/// Parses `url` into a driver configuration, the [`Target`] it names and its TLS settings.
+pub fn parse(url: &str) -> Result<(Config, Target, Tls), QueryError> {
+    let (driver_url, tls) = crate::tls::split(url)?;
+    let config = Config::from_str(&driver_url).map_err(|e| {
         QueryError::usage(
             ErrorCode::InvalidQuery,
             format!("invalid team store URL {:?}: {e}", redact_url(url)),
@@ -55,6 +58,7 @@ pub fn parse(url: &str) -> Result<(Config, Target), QueryError> {
             database,
             user,
         },
+        tls,
     ))
 }
 
@@ -74,20 +78,12 @@ pub fn redact_url(url: &str) -> String {
 
 /// Connects to the team store at `url`.
 pub fn connect(url: &str) -> Result<(Client, Target), QueryError> {
-    let (config, target) = parse(url)?;
-    if config.get_ssl_mode() == SslMode::Require {
-        return Err(QueryError::usage(
-            ErrorCode::InvalidQuery,
-            format!(
-                "cannot connect to the team store ({target}): sslmode=require needs TLS, which \
-                 this build of scry does not include yet (use sslmode=disable or prefer over a \
-                 trusted network or a tunnel)"
-            ),
-        ));
+    let (config, target, tls) = parse(url)?;
+    let client = match crate::tls::connector(&tls)? {
+        None => config.connect(NoTls),
+        Some(rustls) => config.connect(rustls),
     }
-    let client = config
-        .connect(NoTls)
-        .map_err(|e| connect_error(&target, &e))?;
+    .map_err(|e| connect_error(&target, &e))?;
     Ok((client, target))
 }
 
@@ -107,9 +103,13 @@ pub fn connect_error(target: &Target, e: &postgres::Error) -> QueryError {
                 e.as_db_error().map(|d| d.message()).unwrap_or("")
             )
         }
-        _ => match e.as_db_error() {
-            Some(db) => db.message().to_string(),
-            None => innermost(e),
+        _ => match (e.as_db_error(), crate::tls::certificate_problem(e)) {
+            (Some(db), _) => db.message().to_string(),
+            (None, Some(problem)) => format!(
+                "the server's TLS certificate does not verify ({problem}): give its CA with \
+                 sslrootcert=PATH, or use sslmode=require to encrypt without verifying"
+            ),
+            (None, None) => innermost(e),
         },
     };
     QueryError::new(
@@ -153,10 +153,10 @@ mod tests {
 
     #[test]
     fn targets_name_host_port_and_database() {
-        let (_, t) = parse("postgres://ann:pw@db.example:6543/team").expect("parse");
+        let (_, t, _) = parse("postgres://ann:pw@db.example:6543/team").expect("parse");
         assert_eq!(t.to_string(), "host db.example:6543, database team");
         assert_eq!(t.user, "ann");
-        let (_, t) = parse("host=/run/pg user=bob").expect("parse");
+        let (_, t, _) = parse("host=/run/pg user=bob").expect("parse");
         assert_eq!(t.to_string(), "host /run/pg:5432, database bob");
         let e = parse("postgres://x@h:notaport/db").unwrap_err();
         assert_eq!(e.code, scry_model::ErrorCode::InvalidQuery);
@@ -173,14 +173,5 @@ mod tests {
             redact_url("postgres://ann@db/team"),
             "postgres://ann@db/team"
         );
-    }
-
-    #[test]
-    fn sslmode_require_is_refused_with_one_line() {
-        let Err(e) = connect("postgres://ann@127.0.0.1:1/team?sslmode=require") else {
-            panic!("sslmode=require connected");
-        };
-        assert!(e.message.contains("sslmode=require"), "{}", e.message);
-        assert!(e.message.contains("host 127.0.0.1:1, database team"));
     }
 }

@@ -83,6 +83,7 @@ pub fn push(ctx: &Context, url: &str, opts: &PushOptions) -> QueryResult<PushRep
     }
     let (mut client, target) = crate::connect(url)?;
     crate::schema::ensure(&mut client, &target)?;
+    crate::schema::check_writable(&mut client, &target)?;
     let catalog = Catalog::discover(ctx, &[]);
     let mut store = indexed::open(ctx)?.ok_or_else(|| {
         QueryError::usage(

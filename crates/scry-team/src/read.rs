@@ -118,7 +118,7 @@ impl Sessions for TurnsDir {
 
 /// An open team store (checked to be at this build's schema version).
 pub struct Store {
-    client: Client,
+    pub(crate) client: Client,
     target: Target,
 }
 
@@ -242,6 +242,26 @@ impl Store {
             "($1::text IS NULL OR machine = $1) AND ($2 OR provider = ANY($3))",
             &[&machine, &all, &names],
         )
+    }
+
+    /// The compressed bodies of `rows` still stored, as (index in `rows`, body), in order.
+    fn bodies(&mut self, rows: &[Row]) -> QueryResult<Vec<(usize, Vec<u8>)>> {
+        let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+        let mut found: HashMap<i64, Vec<u8>> = self
+            .client
+            .query(
+                "SELECT id, body FROM scry_sessions WHERE id = ANY($1)",
+                &[&ids],
+            )
+            .map_err(db_error("read sessions"))?
+            .into_iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+        Ok(ids
+            .iter()
+            .enumerate()
+            .filter_map(|(i, id)| found.remove(id).map(|body| (i, body)))
+            .collect())
     }
 
     pub(crate) fn session(&mut self, r: &Row) -> QueryResult<Session> {
@@ -469,24 +489,22 @@ pub fn search(
             within = Some(r.header.clone());
             vec![r]
         }
-        None => {
-            let rows = store.listed(machine, &providers)?;
-            match narrowing(q, &req) {
-                None => rows,
-                Some(patterns) => {
-                    let ids = candidates(store, &patterns, q.case)?;
-                    rows.into_iter().filter(|r| ids.contains(&r.id)).collect()
-                }
+        None => match narrowing(q, &req) {
+            None => store.listed(machine, &providers)?,
+            Some(patterns) => {
+                // Only the candidates' rows are read (and their headers decoded).
+                let ids: Vec<i64> = candidates(store, &patterns, q.case)?.into_iter().collect();
+                let names: Vec<String> = providers.iter().map(|p| p.as_str().to_string()).collect();
+                let all = names.is_empty();
+                store.rows(
+                    "id = ANY($4) AND ($1::text IS NULL OR machine = $1)
+                     AND ($2 OR provider = ANY($3))",
+                    &[&machine, &all, &names, &ids],
+                )?
             }
-        }
+        },
     };
-    let mut sessions = Vec::with_capacity(rows.len());
-    for r in &rows {
-        sessions.push(store.session(r)?);
-    }
-    let response = scry_store::search_direct(&sessions, &req)
-        .map_err(|e| scry_query::search::with_query(scry_query::search::store_error(&e), &req))?;
-    drop(sessions);
+    let response = stream_search(store, &rows, &req)?;
     let mut tags = Tags::of(&rows);
     let (mut machines, mut fingerprints) = (Vec::new(), Vec::new());
     for s in &response.sessions {
@@ -506,6 +524,47 @@ pub fn search(
             deleted,
         },
         machines,
+    })
+}
+
+/// Sessions whose bodies one query reads while search streams them.
+const BATCH: usize = 16;
+
+/// scry's matcher over the stored sessions of `rows`, read in batches and matched one at a
+/// time ([`scry_store::search_direct_each`]): memory holds one batch of compressed bodies, one
+/// decoded session and the ranking's page, not every candidate.
+fn stream_search(
+    store: &mut Store,
+    rows: &[Row],
+    req: &scry_store::SearchRequest,
+) -> QueryResult<scry_store::SearchResponse> {
+    let store = std::cell::RefCell::new(store);
+    let batches = rows.chunks(BATCH).enumerate().flat_map(|(b, chunk)| {
+        // A session replaced by a push since `rows` were read has a new id: left out.
+        let read: Vec<QueryResult<(usize, Vec<u8>)>> = match store.borrow_mut().bodies(chunk) {
+            Ok(bodies) => bodies.into_iter().map(Ok).collect(),
+            Err(e) => vec![Err(e)],
+        };
+        // Decoded one at a time, as the matcher asks.
+        read.into_iter().map(move |item| {
+            let (i, body) = item?;
+            let decoded = stored::decode(&body)?;
+            Ok((
+                b * BATCH + i,
+                Session {
+                    header: chunk[i].header.clone(),
+                    events: decoded.events,
+                    warnings: decoded.warnings,
+                },
+            ))
+        })
+    });
+    let reread = |pos: usize| store.borrow_mut().session(&rows[pos]);
+    scry_store::search_direct_each(req, batches, reread).map_err(|e| match e {
+        scry_store::EachError::Search(e) => {
+            scry_query::search::with_query(scry_query::search::store_error(&e), req)
+        }
+        scry_store::EachError::Read(e) => e,
     })
 }
 

@@ -133,6 +133,32 @@ pub fn ensure(client: &mut Client, target: &Target) -> Result<(), QueryError> {
     Ok(())
 }
 
+/// Checks that the connected role may write sessions (the pusher's step, before it reads the
+/// local index): a read-only role gets one line naming it and what push needs, exit 1.
+pub fn check_writable(client: &mut Client, target: &Target) -> Result<(), QueryError> {
+    let row = client
+        .query_one(
+            "SELECT current_user::text,
+                 has_table_privilege('scry_sessions', 'INSERT')
+                 AND has_table_privilege('scry_sessions', 'DELETE')
+                 AND has_table_privilege('scry_text', 'INSERT')
+                 AND has_sequence_privilege('scry_sessions_id_seq', 'USAGE')",
+            &[],
+        )
+        .map_err(db_error("read the role's privileges"))?;
+    let (role, writable): (String, bool) = (row.get(0), row.get(1));
+    if writable {
+        return Ok(());
+    }
+    Err(QueryError::new(
+        ErrorCode::PersistenceFailure,
+        format!(
+            "the role {role:?} may only read the team store ({target}): push needs INSERT and \
+             DELETE on scry_sessions, INSERT on scry_text and USAGE on scry_sessions_id_seq"
+        ),
+    ))
+}
+
 /// Checks that the store holds scry's tables at this build's version (the readers' step).
 pub fn check(client: &mut Client, target: &Target) -> Result<(), QueryError> {
     match stored_version(client)? {

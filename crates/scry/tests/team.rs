@@ -350,8 +350,22 @@ fn serve_store_answers_over_http() {
         .unwrap_or_default()
         .to_string();
     let (show_status, show) = get(&format!("/v1/sessions/{uri}"));
+    // The requests ran one after another: one pooled connection served them all and stays open.
+    for _ in 0..3 {
+        get("/v1/search?q=error&global=true");
+    }
+    let mut c = postgres::Client::connect(&s.url, postgres::NoTls).expect("connect");
+    let open: i64 = c
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            &[],
+        )
+        .expect("count connections")
+        .get(0);
     let _ = child.kill();
     let _ = child.wait();
+    assert_eq!(open, 1, "serve --store keeps one pooled connection");
     assert_eq!(status, 200, "{body}");
     assert_eq!(listed["sessions"], cli["sessions"]);
     assert_eq!(show_status, 200, "{show}");

@@ -45,6 +45,8 @@ mod skill;
 mod sources;
 mod stream_rss;
 mod team;
+mod team_access;
+mod team_push;
 mod team_reads;
 mod timed;
 mod tui;

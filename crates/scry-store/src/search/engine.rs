@@ -279,7 +279,7 @@ fn binding(req: &SearchRequest, within: bool) -> u64 {
     xxh3_64(json.as_bytes())
 }
 
-fn make_cursor(offset: usize, binding: u64) -> String {
+pub(crate) fn make_cursor(offset: usize, binding: u64) -> String {
     format!("c1.{offset:x}.{binding:016x}")
 }
 
@@ -301,12 +301,35 @@ fn parse_cursor(c: &str, binding: u64) -> Result<usize> {
     Ok(off)
 }
 
-fn hit_order(sort: SortOrder) -> impl Fn(&RawHit, &RawHit) -> std::cmp::Ordering {
+pub(crate) fn hit_order(sort: SortOrder) -> impl Fn(&RawHit, &RawHit) -> std::cmp::Ordering {
     move |a, b| {
         let pos = |h: &RawHit| (h.seq.map_or(0, |s| i64::from(s) + 1), h.field);
         match sort {
             SortOrder::Relevance => b.score.total_cmp(&a.score).then(pos(a).cmp(&pos(b))),
             SortOrder::Time => pos(a).cmp(&pos(b)),
+        }
+    }
+}
+
+/// The order of matched sessions (with their best score) in a result: by best hit (or last
+/// update for `sort: time`), then last update, uri, primary source, and the back end's key.
+pub(crate) fn session_order(
+    sort: SortOrder,
+) -> impl Fn((&SessionMatch, f64), (&SessionMatch, f64)) -> std::cmp::Ordering {
+    move |(a, sa), (b, sb)| {
+        let recent = |m: &SessionMatch| std::cmp::Reverse(m.updated.map_or(i64::MIN, |u| u));
+        match sort {
+            SortOrder::Relevance => sb
+                .total_cmp(&sa)
+                .then(recent(a).cmp(&recent(b)))
+                .then(a.uri.cmp(&b.uri))
+                .then(a.source.cmp(&b.source))
+                .then(b.key.cmp(&a.key)),
+            SortOrder::Time => recent(a)
+                .cmp(&recent(b))
+                .then(a.uri.cmp(&b.uri))
+                .then(a.source.cmp(&b.source))
+                .then(b.key.cmp(&a.key)),
         }
     }
 }
@@ -338,20 +361,8 @@ pub(crate) fn rank(req: &SearchRequest, plan: &Plan, matches: Vec<SessionMatch>)
     }
     let total_matches = sessions.iter().map(|(m, _)| m.hits.len() as u64).sum();
     let total_sessions = sessions.len() as u64;
-    let recent = |m: &SessionMatch| std::cmp::Reverse(m.updated.map_or(i64::MIN, |u| u));
-    sessions.sort_by(|(a, sa), (b, sb)| match req.sort {
-        SortOrder::Relevance => sb
-            .total_cmp(sa)
-            .then(recent(a).cmp(&recent(b)))
-            .then(a.uri.cmp(&b.uri))
-            .then(a.source.cmp(&b.source))
-            .then(b.key.cmp(&a.key)),
-        SortOrder::Time => recent(a)
-            .cmp(&recent(b))
-            .then(a.uri.cmp(&b.uri))
-            .then(a.source.cmp(&b.source))
-            .then(b.key.cmp(&a.key)),
-    });
+    let order = session_order(req.sort);
+    sessions.sort_by(|(a, sa), (b, sb)| order((a, *sa), (b, *sb)));
     let end = plan.offset.saturating_add(req.limit);
     let next_cursor = (sessions.len() > end).then(|| make_cursor(end, plan.binding));
     let page = sessions
@@ -544,7 +555,7 @@ pub fn search_session_direct(session: &Session, req: &SearchRequest) -> Result<S
     })
 }
 
-fn direct_hits(plan: &Plan, req: &SearchRequest, s: &Session) -> Vec<RawHit> {
+pub(crate) fn direct_hits(plan: &Plan, req: &SearchRequest, s: &Session) -> Vec<RawHit> {
     let artifacts = (!s.header.artifacts.is_empty()).then(|| s.header.artifacts.join("\n"));
     let mut hits = plan.session_hits(s.header.title.as_deref(), artifacts.as_deref());
     let auxes: Vec<Option<String>> = s.events.iter().map(aux_text).collect();
@@ -571,7 +582,7 @@ fn direct_hits(plan: &Plan, req: &SearchRequest, s: &Session) -> Vec<RawHit> {
     hits
 }
 
-fn direct_show(req: &SearchRequest, s: &Session, h: &RawHit) -> Hit {
+pub(crate) fn direct_show(req: &SearchRequest, s: &Session, h: &RawHit) -> Hit {
     match h.seq.and_then(|q| s.events.get(q as usize)) {
         Some(e) => {
             let aux = aux_text(e);

@@ -29,6 +29,7 @@
 //!   arguments run `scry …` within the last five minutes (and on that call's results) are folded:
 //!   left out and counted in `self_folded`, unless `include_self`.
 
+mod each;
 mod engine;
 mod indexed;
 mod matcher;
@@ -38,6 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::filter::SessionFilter;
 
+pub use each::{search_direct_each, EachError};
 pub use engine::{search_direct, search_session_direct};
 
 /// How the query is interpreted.

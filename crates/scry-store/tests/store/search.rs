@@ -5,8 +5,8 @@
 use scry_model::{ErrorCode, EventKind, ProviderId};
 use scry_source::Source;
 use scry_store::{
-    search_direct, search_session_direct, Area, Caller, SearchMode, SearchRequest, SearchResponse,
-    SessionFilter, SortOrder, Store, TermsOperator, TimeRange,
+    search_direct, search_direct_each, search_session_direct, Area, Caller, SearchMode,
+    SearchRequest, SearchResponse, SessionFilter, SortOrder, Store, TermsOperator, TimeRange,
 };
 use serde_json::json;
 
@@ -27,7 +27,22 @@ fn same(store: &Store, direct: &[scry_model::Session], req: &SearchRequest) -> S
     let a = norm(store.search(req).unwrap());
     let b = search_direct(direct, req).unwrap();
     assert_eq!(a, b, "request {req:?}");
+    assert_eq!(streamed(direct, req), b, "streamed, request {req:?}");
     a
+}
+
+/// `search_direct_each` over `direct` read one session at a time (what the team store does).
+fn streamed(direct: &[scry_model::Session], req: &SearchRequest) -> SearchResponse {
+    let reads = std::cell::Cell::new(0usize);
+    let each = direct.iter().cloned().enumerate().map(|item| {
+        reads.set(reads.get() + 1);
+        Ok::<_, ()>(item)
+    });
+    let r = search_direct_each(req, each, |i| Ok::<_, ()>(direct[i].clone()))
+        .map_err(|e| format!("{e:?}"))
+        .unwrap();
+    assert_eq!(reads.get(), direct.len());
+    r
 }
 
 fn requests() -> Vec<SearchRequest> {
@@ -504,6 +519,7 @@ fn cursors_page_through_and_refuse_other_queries() {
         let a = norm(store.search(&req).unwrap());
         let b = search_direct(&direct, &req).unwrap();
         assert_eq!(a, b);
+        assert_eq!(streamed(&direct, &req), b);
         uris.extend(a.sessions.iter().map(|s| s.header.uri.clone()));
         match a.next_cursor {
             Some(c) => req.cursor = Some(c),
@@ -668,4 +684,48 @@ fn self_echo_in_the_callers_live_session_is_folded_and_counted() {
         2
     );
     let _ = SearchMode::Literal;
+}
+
+#[test]
+fn streamed_search_keeps_a_page_of_many_sessions_and_equals_the_direct_one() {
+    // More matching sessions than the streamed search keeps between two trims (64).
+    let (_tmp, _p, direct, _store) = generated(150);
+    for sort in [SortOrder::Relevance, SortOrder::Time] {
+        let mut req = SearchRequest {
+            limit: 7,
+            max_hits: 1,
+            sort,
+            area: Area::All,
+            ..SearchRequest::literal("haystack")
+        };
+        let mut pages = 0;
+        loop {
+            let b = search_direct(&direct, &req).unwrap();
+            assert_eq!(streamed(&direct, &req), b, "{req:?}");
+            assert_eq!(b.total_sessions, 150);
+            pages += 1;
+            match b.next_cursor {
+                Some(c) => req.cursor = Some(c),
+                None => break,
+            }
+        }
+        assert_eq!(pages, 22, "150 sessions in pages of 7");
+    }
+    // A bad regex is the request's error, not a read's.
+    let bad = SearchRequest {
+        mode: SearchMode::Regex,
+        ..SearchRequest::literal("(")
+    };
+    let e = search_direct_each(
+        &bad,
+        direct.iter().cloned().enumerate().map(Ok::<_, ()>),
+        |i| Ok(direct[i].clone()),
+    );
+    assert!(matches!(e, Err(scry_store::EachError::Search(_))));
+    // A read error stops the search and is returned as such.
+    let failing = std::iter::once(Err::<(usize, scry_model::Session), &str>("gone"));
+    let e = search_direct_each(&SearchRequest::literal("haystack"), failing, |_| {
+        Err("gone")
+    });
+    assert!(matches!(e, Err(scry_store::EachError::Read("gone"))));
 }

@@ -1,7 +1,10 @@
 //! `scry push <postgres-url> [--machine NAME]` (issue 22): mirrors this machine's index into a
 //! team store on PostgreSQL ([`scry_team::push`]): only changed sessions are sent, each in one
 //! transaction; text is redacted on the way out unless `--reveal`; exclusions apply.
-//! `--watch` pushes again every `--interval` seconds until interrupted.
+//! `--watch` pushes again every `--interval` seconds until interrupted (each round refreshes
+//! the local index as the watcher would, then sends what changed); a round that fails at run
+//! time (`PERSISTENCE_FAILURE`: the store unreachable, say) is reported on stderr in one line
+//! and retried next round, while any other error (a bad URL or machine name) ends it.
 
 use clap::Args;
 use scry_model::ErrorCode;
@@ -63,9 +66,18 @@ pub fn run(ctx: &Ctx, args: &PushArgs) -> CliResult<Output> {
         return Ok(render(ctx, &report).into());
     }
     loop {
-        let report = scry_team::push(ctx, &url, &opts)?;
-        if report.sent > 0 || report.removed > 0 {
-            eprint!("{}", render(ctx, &report));
+        match scry_team::push(ctx, &url, &opts) {
+            Ok(report) if report.sent > 0 || report.removed > 0 => {
+                eprint!("{}", render(ctx, &report));
+            }
+            Ok(_) => {}
+            // The store unreachable or failing: said, and tried again next round.
+            Err(e) if e.code == ErrorCode::PersistenceFailure => eprintln!(
+                "scry push --watch: {} (retrying in {} s)",
+                e.message,
+                args.interval.max(1)
+            ),
+            Err(e) => return Err(e.into()),
         }
         std::thread::sleep(std::time::Duration::from_secs(args.interval.max(1)));
     }

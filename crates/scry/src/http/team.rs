@@ -6,15 +6,38 @@
 
 use scry_model::ErrorCode;
 use scry_query::{QueryError, QueryResult};
-use scry_team::read::{Sessions, Store, Team};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use scry_team::pool::{Pool, Pooled};
+use scry_team::read::{Sessions, Team};
 use serde_json::Value;
 
 use super::api::Api;
 
-/// The team store this server answers from (a connection per request), or `None` when it
-/// reads this machine's sessions.
-pub(super) fn store(api: &Api) -> QueryResult<Option<Store>> {
-    api.opts.store.as_deref().map(Store::open).transpose()
+/// Connections kept open between requests, per store.
+const IDLE: usize = 8;
+
+/// The team store this server answers from (a connection from the store's pool, given back
+/// when the request is done), or `None` when it reads this machine's sessions.
+pub(super) fn store(api: &Api) -> QueryResult<Option<Pooled>> {
+    let Some(url) = api.opts.store.as_deref() else {
+        return Ok(None);
+    };
+    pool(url).get().map(Some)
+}
+
+/// The process's pool of the store at `url` (one per URL: a server reads one store).
+fn pool(url: &str) -> Arc<Pool> {
+    static POOLS: OnceLock<Mutex<HashMap<String, Arc<Pool>>>> = OnceLock::new();
+    let mut pools = POOLS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    pools
+        .entry(url.to_string())
+        .or_insert_with(|| Pool::new(url, IDLE))
+        .clone()
 }
 
 /// The JSON of a team report.
