@@ -27,8 +27,9 @@ use crate::Context;
 /// Adds to `catalog` the Aider sessions in the working directories of the other providers'
 /// sessions, whichever providers the catalog holds: those `--provider` left out are discovered
 /// here for their working directories (their files are not added), so `list --provider aider`
-/// lists what `list` does.
-pub(crate) fn add(catalog: &mut Catalog, ctx: &Context) {
+/// lists what `list` does. `open` is the context's index when the caller has it open already
+/// (else it is opened here).
+pub(crate) fn add(catalog: &mut Catalog, ctx: &Context, open: Option<&Store>) {
     let env = &ctx.env;
     if !catalog.providers.contains(&ProviderId::Aider) {
         return;
@@ -64,10 +65,13 @@ pub(crate) fn add(catalog: &mut Catalog, ctx: &Context) {
         }
     }
     if !unknown.is_empty() {
-        let store = crate::indexed::db_path(ctx)
-            .filter(|p| p.is_file())
-            .and_then(|p| Store::open(&p).ok());
-        let rest = match &store {
+        let opened = match open {
+            Some(_) => None,
+            None => crate::indexed::db_path(ctx)
+                .filter(|p| p.is_file())
+                .and_then(|p| Store::open(&p).ok()),
+        };
+        let rest = match open.or(opened.as_ref()) {
             Some(store) => from_index(ctx, store, &unknown, &mut cwds),
             None => unknown,
         };

@@ -54,6 +54,16 @@ impl Catalog {
     /// Runs discovery of the providers in `only` (all when empty) in `ctx`'s environment,
     /// after its exclusions.
     pub fn discover(ctx: &Context, only: &[ProviderId]) -> Catalog {
+        Catalog::discover_with(ctx, only, None)
+    }
+
+    /// [`Catalog::discover`] with the context's index already open (`store`): the Aider cwd
+    /// lookup reads it instead of opening a second connection.
+    pub fn discover_with(
+        ctx: &Context,
+        only: &[ProviderId],
+        store: Option<&scry_store::Store>,
+    ) -> Catalog {
         let env = &ctx.env;
         let sources = registry();
         let mut files = Vec::new();
@@ -76,7 +86,7 @@ impl Catalog {
             one: false,
             exclusions: ctx.exclusions.clone(),
         };
-        crate::aider_cwds::add(&mut catalog, ctx);
+        crate::aider_cwds::add(&mut catalog, ctx, store);
         catalog
     }
 

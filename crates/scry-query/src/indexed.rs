@@ -408,8 +408,9 @@ pub fn headers(
     Ok(headers_from(store, catalog, files))
 }
 
-/// Refreshes `files` of `catalog` into `store` ([`refresh`]), or nothing when the catalog was
-/// taken from the index under a lease; `false` when the index cannot be used.
+/// Refreshes `files` of `catalog` (a selection of its files, in their order) into `store`
+/// ([`refresh`]), or nothing when the catalog was taken from the index under a lease; `false`
+/// when the index cannot be used.
 pub fn refresh_catalog(
     ctx: &Context,
     store: &mut Store,
@@ -418,6 +419,11 @@ pub fn refresh_catalog(
 ) -> bool {
     if catalog.from_index {
         return true;
+    }
+    // `files` is a selection of the catalog's files in their order: all of them when as many
+    // (a global `list`), refreshed without a copy of every `SourceFile`.
+    if files.len() == catalog.files.len() {
+        return refresh(ctx, store, catalog.sources(), &catalog.files);
     }
     let owned: Vec<SourceFile> = files.iter().map(|f| (*f).clone()).collect();
     refresh(ctx, store, catalog.sources(), &owned)

@@ -295,7 +295,7 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         Some(s) => Catalog::from_index(ctx, s, &providers),
         None => None,
     }
-    .unwrap_or_else(|| Catalog::discover(ctx, &providers));
+    .unwrap_or_else(|| Catalog::discover_with(ctx, &providers, store.as_ref()));
     let candidates: Vec<_> = catalog
         .files
         .iter()

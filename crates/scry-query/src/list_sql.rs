@@ -114,7 +114,28 @@ fn spec(catalog: &Catalog, candidates: &[&SourceFile], ask: &Ask<'_>) -> Option<
         roots.push(r.to_str()?.trim_end_matches('/').to_string());
     }
     // Every discovered file lies in a root (component-wise, as the SQL range compares text).
-    let under = |f: &&SourceFile| catalog.roots.iter().any(|r| f.path.starts_with(r));
+    // Discovery joins names onto its roots, so a file's path nearly always starts with its
+    // root's bytes followed by `/`: that is checked first (and the root that matched the
+    // previous file, as files come root by root), the components only when it fails.
+    let mut last = 0;
+    let under = |f: &&SourceFile| {
+        let path = f.path.as_os_str().as_encoded_bytes();
+        let bytes_under = |r: &std::path::PathBuf| {
+            let root = r.as_os_str().as_encoded_bytes();
+            path.len() > root.len()
+                && path.starts_with(root)
+                && path[root.len()] == b'/'
+                && !root.ends_with(b"/")
+        };
+        if catalog.roots.get(last).is_some_and(bytes_under) {
+            return true;
+        }
+        if let Some(i) = catalog.roots.iter().position(bytes_under) {
+            last = i;
+            return true;
+        }
+        catalog.roots.iter().any(|r| f.path.starts_with(r))
+    };
     if !candidates.iter().all(under) {
         return None;
     }

@@ -226,7 +226,10 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     };
     let (mut catalog, leased_one) = match leased_one {
         Some((catalog, file)) => (catalog, Some(file)),
-        None => (Catalog::discover(ctx, &providers), None),
+        None => (
+            Catalog::discover_with(ctx, &providers, store.as_ref()),
+            None,
+        ),
     };
     let mut files: Vec<SourceFile> = match &q.session {
         Some(_) if leased_one.is_some() => leased_one.into_iter().collect(),

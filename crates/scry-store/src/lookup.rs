@@ -3,6 +3,7 @@
 //! the data version a poller compares, explicit read transactions spanning several reads, and
 //! the sources an id may name ([`Store::sources_by_id`], id resolution under a watcher's lease).
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use scry_model::ProviderId;
@@ -149,18 +150,64 @@ impl Store {
         except: ProviderId,
         each: &mut dyn FnMut(SourceCwd<'_>),
     ) -> Result<()> {
+        // Two index-only scans joined here, in one read snapshot: the sessions' cwds by sid
+        // (`sessions_cwd`, in cwd order, so each distinct cwd is copied once), then the
+        // sources (`files_fingerprint`, in (path, key) order). A join in SQL looked each
+        // source's session up in the table (a page of header text per row: most of the
+        // cost on many small sessions).
+        let began = self.begin_read()?;
+        let out = self.each_live_cwd_in(except, each);
+        if began {
+            self.end_read();
+        }
+        out
+    }
+
+    fn each_live_cwd_in(
+        &self,
+        except: ProviderId,
+        each: &mut dyn FnMut(SourceCwd<'_>),
+    ) -> Result<()> {
+        let mut cwds: Vec<Option<String>> = Vec::new();
+        let mut by_sid: HashMap<i64, usize> = HashMap::new();
+        {
+            let mut st = self
+                .conn
+                .prepare("SELECT sid, cwd FROM sessions INDEXED BY sessions_cwd ORDER BY cwd")
+                .map_err(StoreError::db("read session cwds"))?;
+            let mut rows = st.query([]).map_err(StoreError::db("read session cwds"))?;
+            while let Ok(Some(row)) = rows.next() {
+                let (Ok(sid), Ok(cwd)) = (row.get::<_, i64>(0), row.get_ref(1)) else {
+                    continue;
+                };
+                let cwd = cwd.as_str_or_null().ok().flatten();
+                if cwds.last().is_none_or(|c| c.as_deref() != cwd) {
+                    cwds.push(cwd.map(str::to_string));
+                }
+                by_sid.insert(sid, cwds.len() - 1);
+            }
+        }
         let mut st = self
             .conn
             .prepare(
-                "SELECT f.path, f.key, f.size, f.mtime_ns, s.cwd FROM files f \
-                 JOIN sessions s ON s.sid = f.sid WHERE f.live = 1 AND f.provider != ?1 \
-                 ORDER BY f.path, f.key",
+                "SELECT path, key, size, mtime_ns, sid FROM files \
+                 WHERE live = 1 AND provider != ?1 ORDER BY path, key",
             )
             .map_err(StoreError::db("read source cwds"))?;
         let mut rows = st
             .query([except.as_str()])
             .map_err(StoreError::db("read source cwds"))?;
         while let Ok(Some(row)) = rows.next() {
+            // A source without a stored session is left out, as by a join.
+            let Some(cwd) = row
+                .get::<_, Option<i64>>(4)
+                .ok()
+                .flatten()
+                .and_then(|sid| by_sid.get(&sid))
+                .and_then(|&i| cwds.get(i))
+            else {
+                continue;
+            };
             let (Ok(path), Ok(key)) = (row.get_ref(0), row.get_ref(1)) else {
                 continue;
             };
@@ -172,10 +219,7 @@ impl Store {
                 key,
                 size: row.get::<_, i64>(2).unwrap_or(-1),
                 mtime_ns: row.get::<_, i64>(3).unwrap_or(-1),
-                cwd: row
-                    .get_ref(4)
-                    .ok()
-                    .and_then(|v| v.as_str_or_null().ok().flatten()),
+                cwd: cwd.as_deref(),
             });
         }
         Ok(())

@@ -602,3 +602,50 @@ fn ids_resolve_from_the_index_under_the_lease() {
     w.signal("-CONT");
     w.kill();
 }
+
+/// `index <id>` under a live lease resolves the id from the index (no discovery) but indexes
+/// the file as it is now: a line appended while the watcher is stopped (so the index has not
+/// seen it) is parsed, then found. Names the index cannot resolve fail as with `--refresh`.
+#[test]
+fn index_of_one_session_under_the_lease_reads_the_file_as_it_is_now() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let db = tmp.path().join("index.db");
+    let cwd = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let proj = tmp.path().join("proj");
+    std::fs::create_dir_all(&proj).unwrap();
+    let dir = proj.display().to_string();
+    let path = claude_session(&home, "sess-i", &dir, 2);
+    claude_session(&home, "sess-j", &dir, 2);
+    let w = Watch::start(&home, &db);
+    w.signal("-STOP");
+    append(
+        &path,
+        &claude_line("user", "sess-i", 9, &dir, "markerbyindexid"),
+    );
+    let out = run_in(&home, &cwd, &db, &["index", "sess-i", "--json"]);
+    assert_eq!(out.code, 0, "{}", out.render());
+    let report = out.json();
+    assert_eq!(report["files"], 1, "{}", out.render());
+    assert_eq!(report["unchanged"], 0, "{}", out.render());
+    let found = run_in(
+        &home,
+        &cwd,
+        &db,
+        &["search", "markerbyindexid", "--global", "--json"],
+    );
+    assert_eq!(uris(&found), ["claude:sess-i"], "{}", found.render());
+    for bad in ["nosuchsession", "claude:zzzzzzzz"] {
+        let leased = run_in(&home, &cwd, &db, &["index", bad, "--json"]);
+        let forced = run_in(&home, &cwd, &db, &["index", bad, "--json", "--refresh"]);
+        assert_ne!(leased.code, 0, "{}", leased.render());
+        assert_eq!(
+            (leased.code, &leased.stdout, &leased.stderr),
+            (forced.code, &forced.stdout, &forced.stderr),
+            "{bad}"
+        );
+    }
+    w.signal("-CONT");
+    w.kill();
+}

@@ -77,7 +77,11 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
             "`index` needs the index; drop --no-index",
         ));
     };
-    let catalog = Catalog::discover(ctx, &[]);
+    // One session under a watcher's lease: resolved from the index, no discovery (as `show`).
+    let (catalog, leased) = match args.id.as_deref().and_then(|id| leased_one(ctx, id)) {
+        Some((catalog, file)) => (catalog, Some(file)),
+        None => (Catalog::discover(ctx, &[]), None),
+    };
     let older_than = match &args.older_than {
         Some(s) => Some(filter::since(s, Timestamp::now())?),
         None => None,
@@ -87,7 +91,9 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
         None => None,
     };
     let whole = args.id.is_none() && args.scope.is_none() && since.is_none();
-    let files: Vec<SourceFile> = if let Some(id) = &args.id {
+    let files: Vec<SourceFile> = if let Some(file) = leased {
+        vec![file]
+    } else if let Some(id) = &args.id {
         vec![catalog.resolve_ref(ctx, id)?]
     } else {
         let scope = Scope::parse(args.scope.as_deref(), args.global, &ctx.cwd, true, true)?;
@@ -167,6 +173,19 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
         return Ok(crate::output::json_out(&v).into());
     }
     Ok(text(&report, pruned, &store, rebuilt).into())
+}
+
+/// `reference` resolved from the index under a watcher's lease covering this process
+/// ([`Catalog::resolve_leased`]), with its file's stat as it is now (the index holds the one
+/// last indexed, and `index <id>` must see a change the watcher has not applied yet). `None`
+/// (the caller discovers) when the lease does not cover, the index cannot resolve it as
+/// discovery would, or the file is gone.
+fn leased_one(ctx: &Ctx, reference: &str) -> Option<(Catalog, SourceFile)> {
+    let store = indexed::open(ctx).ok()??;
+    let (catalog, mut file) = Catalog::resolve_leased(ctx, &store, &[], reference)?;
+    let meta = std::fs::metadata(&file.path).ok().filter(|m| m.is_file())?;
+    (file.size, file.mtime_ns) = scry_source::metadata_stat(&meta);
+    Some((catalog, file))
 }
 
 /// One run of `scry index`: where, what, how.
