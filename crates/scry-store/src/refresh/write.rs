@@ -259,6 +259,7 @@ fn write_piped(
                 sink.put_block(&b)?;
                 sink.written += u64::from(b.count);
             }
+            Some(Piece::Doc(first, doc)) => sink.put_doc(first, &doc)?,
             Some(Piece::Warning(body)) => sink.put_warning(&body)?,
             Some(Piece::End(end)) => break *end,
             None => {
