@@ -130,16 +130,7 @@ impl<'t> IndexSink<'t> {
     /// Writes the FTS document of the group of blocks starting at seq `first` (none when
     /// `doc` is empty).
     pub(crate) fn put_doc(&mut self, first: u32, doc: &str) -> Result<()> {
-        if doc.is_empty() {
-            return Ok(());
-        }
-        let mut st = self
-            .tx
-            .prepare_cached("INSERT INTO events_fts(rowid, doc) VALUES(?1, ?2)")
-            .map_err(StoreError::db("prepare fts insert"))?;
-        st.execute(params![event_id(self.sid, first), doc])
-            .map_err(StoreError::db("insert fts row"))?;
-        Ok(())
+        crate::ftsq::insert(self.tx, event_id(self.sid, first), doc)
     }
 
     /// Writes one closed block (built here or by a parse thread) and the FTS document of the
@@ -174,6 +165,7 @@ impl<'t> IndexSink<'t> {
                 params![now_secs(), self.sid],
             )
             .map_err(StoreError::db("staged session heartbeat"))?;
+        crate::ftsq::apply(self.tx)?;
         self.tx
             .execute_batch("COMMIT")
             .map_err(StoreError::db("commit staged blocks"))?;
@@ -606,19 +598,12 @@ pub(crate) fn write_header(
     .map_err(StoreError::db("write session"))?;
     crate::ledger::resum(tx, sid)?;
     let doc_id = session_doc_id(sid);
-    tx.execute("DELETE FROM events_fts WHERE rowid = ?1", [doc_id])
-        .map_err(StoreError::db("delete fts row"))?;
+    crate::ftsq::delete(doc_id);
     let doc = crate::grams::doc_of(
         [header.title.as_deref(), artifacts.as_deref()]
             .into_iter()
             .flatten(),
     );
-    if !doc.is_empty() {
-        tx.execute(
-            "INSERT INTO events_fts(rowid, doc) VALUES(?1, ?2)",
-            params![doc_id, doc],
-        )
-        .map_err(StoreError::db("insert fts row"))?;
-    }
+    crate::ftsq::insert(tx, doc_id, &doc)?;
     Ok(())
 }
