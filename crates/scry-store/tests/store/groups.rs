@@ -87,7 +87,7 @@ fn appends_reopen_the_last_group_and_equal_a_clean_build() {
         }
         for i in [0, n / 2, n - 1] {
             let found = store
-                .search(&SearchRequest::literal(&format!("mark{i}zq ")))
+                .search(&SearchRequest::literal(format!("mark{i}zq ")))
                 .unwrap();
             assert_eq!(found.total_matches, 1, "step {step}: mark{i}zq");
             assert!(
@@ -117,7 +117,7 @@ fn appends_reopen_the_last_group_and_equal_a_clean_build() {
     );
     for i in 0..n {
         let found = store
-            .search(&SearchRequest::literal(&format!("mark{i}zq ")))
+            .search(&SearchRequest::literal(format!("mark{i}zq ")))
             .unwrap();
         assert_eq!(found.total_matches, 1, "mark{i}zq");
     }
