@@ -6,7 +6,10 @@
 //!
 //! A block's row id is the event id of its first event (`sid << 32 | seq`), so a session's blocks
 //! are one contiguous row id range in order; `last` is the seq of its last event and `kinds` a
-//! bitmask of the event kinds inside (scans skip blocks holding no wanted kind).
+//! bitmask of the event kinds inside (scans skip blocks holding no wanted kind), plus
+//! [`GROUP_START`] on the first block of each group: consecutive blocks of one session (at most
+//! [`GROUP_BLOCKS`], closed once they hold [`GROUP_BYTES`]) share one candidate document
+//! (schema 11), whose rowid is the id of the group's first block.
 //!
 //! A block has two sections, compressed separately so a search decompresses only what it
 //! searches: the search section holds one record per event — `seq` u32, kind u8, turn u32, text
@@ -21,6 +24,17 @@ use crate::grams::GramSet;
 
 /// A block is closed once its raw records reach this many bytes (or the session ends).
 pub(crate) const BLOCK_BYTES: usize = 64 * 1024;
+
+/// A candidate document ([`crate::grams`]) covers a group of consecutive blocks of one session:
+/// it closes after this many blocks (fewer (trigram, document) pairs for FTS5 to insert: a
+/// trigram of one block mostly recurs in its neighbours), ...
+pub(crate) const GROUP_BLOCKS: u32 = 8;
+/// ... or once its blocks hold this many raw bytes, so a candidate group stays cheap to verify.
+pub(crate) const GROUP_BYTES: usize = 8 * BLOCK_BYTES;
+/// The bit of `kinds` set on the first block of each group (above every kind's bit): the
+/// group's document has that block's id as its rowid, and the group runs to the next block so
+/// marked.
+pub(crate) const GROUP_START: i64 = 1 << 62;
 
 /// zstd level of blocks (level 1 is several hundred MB/s; higher levels barely shrink text).
 const LEVEL: i32 = 1;
@@ -51,9 +65,15 @@ pub(crate) struct BlockBuf {
     pub count: u32,
     /// Bitmask of the kinds held (`1 << kind_to_i`).
     pub kinds: i64,
-    /// The distinct trigrams of the records' searchable fields (text and aux), for the
-    /// candidate index ([`crate::grams`]).
+    /// The distinct trigrams of the searchable fields (text and aux) of the records of the
+    /// group's blocks, for the candidate index ([`crate::grams`]).
     pub grams: GramSet,
+    /// Blocks of the open group sealed so far (0: the next block starts a group).
+    pub group_blocks: u32,
+    /// Their raw bytes.
+    pub group_bytes: usize,
+    /// The seq of the open group's first block (its document's rowid).
+    pub group_first: u32,
     /// The model requests among the records ([`crate::ledger`]), written with the block.
     pub requests: Vec<crate::ledger::StoredRequest>,
     /// The seqs of the failed tool results among the records.
@@ -74,8 +94,11 @@ pub(crate) struct Sealed {
     pub count: u32,
     /// The stored blob ([`BlockBuf::encode`]).
     pub blob: Vec<u8>,
-    /// The FTS document of its trigram keys (empty: no row).
+    /// The FTS document of the trigram keys of the group this block closes (empty: it closes
+    /// none, or the group has no text).
     pub doc: String,
+    /// The seq of the first block of the group the document covers (with the sid, its rowid).
+    pub doc_first: u32,
     /// The model requests among its events (rows of the usage ledger).
     pub requests: Vec<crate::ledger::StoredRequest>,
     /// The seqs of its failed tool results.
@@ -90,7 +113,7 @@ impl BlockBuf {
         }
         self.last = r.seq;
         self.count += 1;
-        self.kinds |= 1i64 << r.kind.clamp(0, 62);
+        self.kinds |= 1i64 << r.kind.clamp(0, 61);
         let raw = &mut self.raw;
         raw.extend_from_slice(&r.seq.to_le_bytes());
         raw.push(u8::try_from(r.kind).unwrap_or(u8::MAX));
@@ -120,20 +143,30 @@ impl BlockBuf {
         out
     }
 
-    /// Closes the block: its stored blob and FTS document (written into `doc`'s allocation),
-    /// and empties the buffer for the next.
-    pub fn seal(&mut self, mut doc: String) -> Sealed {
+    /// Closes the block: its stored blob, and the FTS document of its group (written into
+    /// `doc`'s allocation) when the block closes the group — because the group is full, or
+    /// `last` (the session's last block); then empties the buffer for the next.
+    pub fn seal(&mut self, mut doc: String, last: bool) -> Sealed {
         doc.clear();
-        if !self.grams.is_empty() {
-            self.grams.take_doc(&mut doc);
+        let mut kinds = self.kinds;
+        if self.group_blocks == 0 {
+            kinds |= GROUP_START;
+            self.group_first = self.first;
+        }
+        self.group_blocks += 1;
+        self.group_bytes += self.raw.len() + self.rest.len();
+        let doc_first = self.group_first;
+        if last || self.group_blocks >= GROUP_BLOCKS || self.group_bytes >= GROUP_BYTES {
+            self.close_group(&mut doc);
         }
         let sealed = Sealed {
             first: self.first,
             last: self.last,
-            kinds: self.kinds,
+            kinds,
             count: self.count,
             blob: self.encode(),
             doc,
+            doc_first,
             requests: std::mem::take(&mut self.requests),
             failures: std::mem::take(&mut self.failures),
         };
@@ -141,11 +174,33 @@ impl BlockBuf {
         sealed
     }
 
-    /// Empties the buffer (keeping its allocations).
+    /// Ends the open group, if any: its document into `doc` (empty when it has no text), and
+    /// the seq of its first block. For a session whose last block was sealed before it ended.
+    pub fn close_group(&mut self, doc: &mut String) -> Option<u32> {
+        doc.clear();
+        if self.group_blocks == 0 {
+            return None;
+        }
+        if !self.grams.is_empty() {
+            self.grams.take_doc(doc);
+        }
+        self.group_blocks = 0;
+        self.group_bytes = 0;
+        Some(self.group_first)
+    }
+
+    /// Reopens the group that starts at seq `first` and whose `blocks` blocks (`bytes` raw
+    /// bytes, their trigrams already added) are stored: a resumed parse continues it.
+    pub fn reopen_group(&mut self, first: u32, blocks: u32, bytes: usize) {
+        self.group_first = first;
+        self.group_blocks = blocks;
+        self.group_bytes = bytes;
+    }
+
+    /// Empties the buffer (keeping its allocations and the open group's trigrams).
     pub fn clear(&mut self) {
         self.raw.clear();
         self.rest.clear();
-        self.grams.clear();
         self.requests.clear();
         self.failures.clear();
         self.count = 0;
@@ -245,6 +300,12 @@ impl Decoded {
         decompress_into(a, &mut self.search) && (!with_rest || decompress_into(b, &mut self.rest))
     }
 
+    /// The raw bytes of the block as it was built (both sections; the rest section only when
+    /// loaded).
+    pub fn raw_len(&self) -> usize {
+        self.search.len() + self.rest.len()
+    }
+
     /// The decoded search section (for a prefilter).
     pub fn search_bytes(&self) -> &[u8] {
         &self.search
@@ -330,5 +391,5 @@ impl<'a> Iterator for Records<'a> {
 
 /// The bit of `kind` in a block's `kinds` mask.
 pub(crate) fn kind_bit(kind: scry_model::EventKind) -> i64 {
-    1i64 << kind_to_i(kind).clamp(0, 62)
+    1i64 << kind_to_i(kind).clamp(0, 61)
 }

@@ -36,11 +36,6 @@ fn key(a: u32, b: u32, c: u32) -> u32 {
     ASCII_KEYS + (h % u64::from(KEYS - ASCII_KEYS)) as u32
 }
 
-thread_local! {
-    /// One bit per ASCII key, all clear between documents.
-    static SEEN: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
 const DIGITS: &[u8; 32] = b"0123456789abcdefghijklmnopqrstuv";
 
 /// Appends the word of `key` to `out`.
@@ -50,10 +45,17 @@ fn push_word(out: &mut String, key: u32) {
     }
 }
 
-/// The distinct trigram keys of a block's fields, collected as they are pushed.
+/// The distinct trigram keys of a block's (or a group of blocks') fields, deduplicated as they
+/// are added: ASCII keys through a bitmap (one bit test per position, no sort), the others
+/// sorted when taken. Memory is the distinct keys, not the positions.
 #[derive(Debug, Default)]
 pub struct GramSet {
-    keys: Vec<u32>,
+    /// One bit per ASCII key (allocated on first use, cleared key by key when taken).
+    seen: Vec<u64>,
+    /// The distinct ASCII keys, in order of first occurrence.
+    ascii: Vec<u32>,
+    /// The other keys (hashed), with repeats.
+    others: Vec<u32>,
 }
 
 impl GramSet {
@@ -63,63 +65,79 @@ impl GramSet {
         let (Some(mut a), Some(mut b)) = (it.next(), it.next()) else {
             return;
         };
+        if self.seen.is_empty() {
+            self.seen.resize((ASCII_KEYS / 64) as usize, 0);
+        }
         for c in it {
-            self.keys.push(key(a, b, c));
+            let k = key(a, b, c);
+            if k < ASCII_KEYS {
+                let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
+                if self.seen[word] & bit == 0 {
+                    self.seen[word] |= bit;
+                    self.ascii.push(k);
+                }
+            } else {
+                self.others.push(k);
+            }
             a = b;
             b = c;
         }
+        if self.others.len() > 1 << 16 {
+            self.others.sort_unstable();
+            self.others.dedup();
+        }
+    }
+
+    /// Adds every key of `other`, and empties it.
+    pub fn merge(&mut self, other: &mut GramSet) {
+        if self.seen.is_empty() {
+            self.seen.resize((ASCII_KEYS / 64) as usize, 0);
+        }
+        for &k in &other.ascii {
+            let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
+            if self.seen[word] & bit == 0 {
+                self.seen[word] |= bit;
+                self.ascii.push(k);
+            }
+        }
+        self.others.extend_from_slice(&other.others);
+        other.clear();
     }
 
     /// Whether no trigram was added.
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.ascii.is_empty() && self.others.is_empty()
     }
 
     /// Writes the FTS document of the distinct keys added (one word each) into `out`, and
-    /// forgets them. ASCII keys are deduplicated through a bitmap (one pass, no sort), the
-    /// others by sorting.
+    /// forgets them.
     pub fn take_doc(&mut self, out: &mut String) {
         out.clear();
-        let mut others: Vec<u32> = Vec::new();
-        SEEN.with(|seen| {
-            let mut seen = seen.borrow_mut();
-            if seen.is_empty() {
-                seen.resize((ASCII_KEYS / 64) as usize, 0);
-            }
-            for &k in &self.keys {
-                if k >= ASCII_KEYS {
-                    others.push(k);
-                    continue;
-                }
-                let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
-                if seen[word] & bit == 0 {
-                    seen[word] |= bit;
-                    if !out.is_empty() {
-                        out.push(' ');
-                    }
-                    push_word(out, k);
-                }
-            }
-            for &k in &self.keys {
-                if k < ASCII_KEYS {
-                    seen[(k / 64) as usize] = 0;
-                }
-            }
-        });
-        others.sort_unstable();
-        others.dedup();
-        for k in others {
+        out.reserve(self.ascii.len() * 7);
+        for &k in &self.ascii {
             if !out.is_empty() {
                 out.push(' ');
             }
             push_word(out, k);
         }
-        self.keys.clear();
+        self.others.sort_unstable();
+        self.others.dedup();
+        for &k in &self.others {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            push_word(out, k);
+        }
+        self.clear();
     }
 
     /// Forgets every key added.
     pub fn clear(&mut self) {
-        self.keys.clear();
+        for &k in &self.ascii {
+            self.seen[(k / 64) as usize] = 0;
+        }
+        self.ascii.clear();
+        self.others.clear();
     }
 }
 
@@ -164,6 +182,31 @@ mod tests {
             assert!(doc.split(' ').any(|d| Some(d) == query_word(w).as_deref()));
         }
         assert!(doc.split(' ').all(|w| w.len() == 6));
+    }
+
+    #[test]
+    fn a_set_is_reused_and_merged_without_leftovers() {
+        let words = |doc: &str| {
+            let mut v: Vec<String> = doc.split(' ').map(str::to_string).collect();
+            v.sort();
+            v
+        };
+        let mut set = GramSet::default();
+        let mut doc = String::new();
+        set.add("Hello world 会话跨");
+        set.take_doc(&mut doc);
+        assert_eq!(words(&doc), words(&doc_of(["Hello world 会话跨"])));
+        // Nothing of the first document is left in the reused set.
+        set.add("xyz");
+        set.take_doc(&mut doc);
+        assert_eq!(doc, doc_of(["xyz"]));
+        let mut other = GramSet::default();
+        set.add("abcd 会话跨");
+        other.add("bcde 会话跨");
+        set.merge(&mut other);
+        assert!(other.is_empty());
+        set.take_doc(&mut doc);
+        assert_eq!(words(&doc), words(&doc_of(["abcd 会话跨", "bcde 会话跨"])));
     }
 
     #[test]

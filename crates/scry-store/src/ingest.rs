@@ -14,7 +14,9 @@ use rusqlite::{params, Connection, OptionalExtension};
 use scry_model::{Event, Header, Warning};
 use scry_source::{EventSink, ResumePoint};
 
-use crate::block::{BlockBuf, Decoded, Record, Sealed};
+use crate::block::{
+    BlockBuf, Decoded, Record, Sealed, BLOCK_BYTES, GROUP_BLOCKS, GROUP_BYTES, GROUP_START,
+};
 use crate::codec::{
     aux_text, event_id, event_id_range, kind_to_i, rest_json, session_doc_id, time_to_i,
 };
@@ -101,24 +103,38 @@ impl<'t> IndexSink<'t> {
         let full = push_event(&mut self.block, event)?;
         self.written += 1;
         if full {
-            self.flush()?;
+            self.flush(false)?;
         }
         Ok(())
     }
 
-    /// Writes the buffered block, if any.
-    fn flush(&mut self) -> Result<()> {
+    /// Writes the buffered block, if any; `last`: the session ends with it (its group's
+    /// document is written too, also when no block was buffered).
+    fn flush(&mut self, last: bool) -> Result<()> {
         if self.block.count == 0 {
+            if last {
+                let mut doc = std::mem::take(&mut self.doc);
+                if let Some(first) = self.block.close_group(&mut doc) {
+                    self.put_doc(first, &doc)?;
+                }
+                self.doc = doc;
+            }
             return Ok(());
         }
-        let sealed = self.block.seal(std::mem::take(&mut self.doc));
+        let sealed = self.block.seal(std::mem::take(&mut self.doc), last);
         self.put_block(&sealed)?;
         self.doc = sealed.doc;
         Ok(())
     }
 
-    /// Writes one closed block (built here or by a parse thread) and its FTS document, then
-    /// commits when a staged session's limits say so.
+    /// Writes the FTS document of the group of blocks starting at seq `first` (none when
+    /// `doc` is empty).
+    pub(crate) fn put_doc(&mut self, first: u32, doc: &str) -> Result<()> {
+        crate::ftsq::insert(self.tx, event_id(self.sid, first), doc)
+    }
+
+    /// Writes one closed block (built here or by a parse thread) and the FTS document of the
+    /// group it closes, if any, then commits when a staged session's limits say so.
     pub(crate) fn put_block(&mut self, s: &Sealed) -> Result<()> {
         let id = event_id(self.sid, s.first);
         let mut st = self
@@ -127,14 +143,7 @@ impl<'t> IndexSink<'t> {
             .map_err(StoreError::db("prepare block insert"))?;
         st.execute(params![id, s.last, s.kinds, s.blob])
             .map_err(StoreError::db("insert block"))?;
-        if !s.doc.is_empty() {
-            let mut st = self
-                .tx
-                .prepare_cached("INSERT INTO events_fts(rowid, doc) VALUES(?1, ?2)")
-                .map_err(StoreError::db("prepare fts insert"))?;
-            st.execute(params![id, s.doc])
-                .map_err(StoreError::db("insert fts row"))?;
-        }
+        self.put_doc(s.doc_first, &s.doc)?;
         crate::ledger::insert(self.tx, self.sid, &s.requests)?;
         crate::ledger::insert_failures(self.tx, self.sid, &s.failures)?;
         self.maybe_commit()
@@ -156,6 +165,7 @@ impl<'t> IndexSink<'t> {
                 params![now_secs(), self.sid],
             )
             .map_err(StoreError::db("staged session heartbeat"))?;
+        crate::ftsq::apply(self.tx)?;
         self.tx
             .execute_batch("COMMIT")
             .map_err(StoreError::db("commit staged blocks"))?;
@@ -174,7 +184,7 @@ impl<'t> IndexSink<'t> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        self.flush()
+        self.flush(true)
     }
 
     fn write_warning(&mut self, w: Warning) -> Result<()> {
@@ -249,8 +259,9 @@ impl EventSink for IndexSink<'_> {
 }
 
 /// Deletes a session's events from `from_seq` on and its warnings from number `from_warning` on
-/// (everything with zeros), including their FTS rows. The block holding `from_seq` is split:
-/// its earlier events come back as a partly filled block for the writer to continue.
+/// (everything with zeros), including their FTS rows. The block holding `from_seq` is split,
+/// and a last block that is not full is reopened: its earlier events come back as a partly
+/// filled block for the writer to continue, in the reopened group of its blocks.
 pub(crate) fn delete_tail(
     tx: &Connection,
     sid: i64,
@@ -271,40 +282,61 @@ pub(crate) fn delete_tail(
             )
             .optional()
             .map_err(StoreError::db("read last block"))?;
-        if let Some((id, last, data)) = split.filter(|s| s.1 >= from_seq) {
-            let _ = last;
+        if let Some((id, last, data)) = split {
+            // The block holding `from_seq` is split; a last block the session's end closed
+            // before it was full is reopened too, so blocks (and their groups) continue as a
+            // clean parse of the grown source builds them.
             let mut block = Decoded::default();
-            if !block.load(&data, true) {
+            let loaded = block.load(&data, true);
+            if last >= from_seq && !loaded {
                 return Err(StoreError::IndexBuild(format!(
                     "block {id} does not decode; re-index with --force"
                 )));
             }
-            for r in block.records() {
-                let r = r.map_err(|()| {
-                    StoreError::IndexBuild(format!("block {id} is damaged; re-index with --force"))
-                })?;
-                if r.seq < from_seq {
-                    kept.push(&r);
+            if last >= from_seq || (loaded && block.raw_len() < BLOCK_BYTES) {
+                for r in block.records() {
+                    let r = r.map_err(|()| {
+                        StoreError::IndexBuild(format!(
+                            "block {id} is damaged; re-index with --force"
+                        ))
+                    })?;
+                    if r.seq < from_seq {
+                        kept.push(&r);
+                    }
                 }
+                del_from = id;
             }
-            del_from = id;
         }
     }
-    let ids: Vec<i64> = {
+    if from_seq > 0 {
+        // The last kept block's group stays open: its document is rewritten when the group
+        // closes, covering the kept blocks' trigrams and the new ones.
+        let last_kept = if del_from < at { del_from } else { at - 1 };
+        reopen_group(tx, sid, del_from, last_kept, &mut kept)?;
+    }
+    let starts: Vec<i64> = {
         let mut st = tx
-            .prepare_cached("SELECT id FROM blocks WHERE id BETWEEN ?1 AND ?2")
+            .prepare_cached("SELECT id, kinds FROM blocks WHERE id BETWEEN ?1 AND ?2")
             .map_err(StoreError::db("list blocks"))?;
         let rows = st
-            .query_map(params![del_from, hi], |r| r.get(0))
+            .query_map(params![del_from, hi], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+            })
             .map_err(StoreError::db("list blocks"))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(StoreError::db("list blocks"))?
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, kinds) = row.map_err(StoreError::db("list blocks"))?;
+            if kinds & GROUP_START != 0 {
+                out.push(id);
+            }
+        }
+        out
     };
     {
         let mut del = tx
             .prepare_cached("DELETE FROM events_fts WHERE rowid = ?1")
             .map_err(StoreError::db("prepare fts delete"))?;
-        for id in ids {
+        for id in starts {
             del.execute([id])
                 .map_err(StoreError::db("delete fts row"))?;
         }
@@ -325,6 +357,74 @@ pub(crate) fn delete_tail(
     tx.execute("DELETE FROM edges WHERE sid = ?1", [sid])
         .map_err(StoreError::db("delete edges"))?;
     Ok(kept)
+}
+
+/// Reopens, in `kept`, the group of the block `last_kept` (the last block a resume keeps) unless
+/// that group was full: its document is deleted, the trigrams of its blocks before `del_from`
+/// (those that stay stored whole) are added to `kept`, and its block count and bytes carried, so
+/// the group closes where a clean parse closes it.
+fn reopen_group(
+    tx: &Connection,
+    sid: i64,
+    del_from: i64,
+    last_kept: i64,
+    kept: &mut BlockBuf,
+) -> Result<()> {
+    let (lo, _) = event_id_range(sid);
+    let start: Option<i64> = tx
+        .prepare_cached(
+            "SELECT id FROM blocks WHERE id BETWEEN ?1 AND ?2 AND kinds & ?3 != 0
+             ORDER BY id DESC LIMIT 1",
+        )
+        .and_then(|mut st| {
+            st.query_row(params![lo, last_kept, GROUP_START], |r| r.get(0))
+                .optional()
+        })
+        .map_err(StoreError::db("read block group"))?;
+    let Some(start) = start else {
+        return Ok(());
+    };
+    let mut grams = crate::grams::GramSet::default();
+    let (mut blocks, mut bytes) = (0u32, 0usize);
+    {
+        let mut st = tx
+            .prepare_cached("SELECT id, data FROM blocks WHERE id >= ?1 AND id < ?2 ORDER BY id")
+            .map_err(StoreError::db("read block group"))?;
+        let mut rows = st
+            .query(params![start, del_from])
+            .map_err(StoreError::db("read block group"))?;
+        let mut block = Decoded::default();
+        while let Some(r) = rows.next().map_err(StoreError::db("read block group"))? {
+            let id: i64 = r.get(0).map_err(StoreError::db("read block group"))?;
+            let data = r.get_ref(1).map_err(StoreError::db("read block group"))?;
+            if !block.load(data.as_blob().unwrap_or(&[]), true) {
+                return Err(StoreError::IndexBuild(format!(
+                    "block {id} does not decode; re-index with --force"
+                )));
+            }
+            bytes += block.raw_len();
+            blocks += 1;
+            for r in block.records() {
+                let r = r.map_err(|()| {
+                    StoreError::IndexBuild(format!("block {id} is damaged; re-index with --force"))
+                })?;
+                grams.add(r.text);
+                if let Some(a) = r.aux {
+                    grams.add(a);
+                }
+            }
+        }
+    }
+    if blocks >= GROUP_BLOCKS || bytes >= GROUP_BYTES {
+        // Closed when full: the next block starts a group.
+        return Ok(());
+    }
+    tx.prepare_cached("DELETE FROM events_fts WHERE rowid = ?1")
+        .and_then(|mut st| st.execute([start]))
+        .map_err(StoreError::db("delete fts row"))?;
+    kept.grams.merge(&mut grams);
+    kept.reopen_group((start & 0xFFFF_FFFF) as u32, blocks, bytes);
+    Ok(())
 }
 
 /// Makes session `sid` unreachable (its `sessions` row and title document go now, in the
@@ -395,12 +495,14 @@ fn collect_some(conn: &Connection, limits: Limits, cleared: &mut usize) -> Resul
     for sid in sids {
         let (lo, hi) = event_id_range(sid);
         loop {
-            let ids: Vec<i64> = {
+            let ids: Vec<(i64, i64)> = {
                 let mut st = conn
-                    .prepare_cached("SELECT id FROM blocks WHERE id BETWEEN ?1 AND ?2 LIMIT 256")
+                    .prepare_cached(
+                        "SELECT id, kinds FROM blocks WHERE id BETWEEN ?1 AND ?2 LIMIT 256",
+                    )
                     .map_err(StoreError::db("list blocks"))?;
                 let rows = st
-                    .query_map(params![lo, hi], |r| r.get(0))
+                    .query_map(params![lo, hi], |r| Ok((r.get(0)?, r.get(1)?)))
                     .map_err(StoreError::db("list blocks"))?;
                 rows.collect::<rusqlite::Result<_>>()
                     .map_err(StoreError::db("list blocks"))?
@@ -428,9 +530,12 @@ fn collect_some(conn: &Connection, limits: Limits, cleared: &mut usize) -> Resul
             let mut blocks = conn
                 .prepare_cached("DELETE FROM blocks WHERE id = ?1")
                 .map_err(StoreError::db("prepare block delete"))?;
-            for id in ids {
-                fts.execute([id])
-                    .map_err(StoreError::db("delete fts row"))?;
+            for (id, kinds) in ids {
+                // A group's document has the id of its first block.
+                if kinds & GROUP_START != 0 {
+                    fts.execute([id])
+                        .map_err(StoreError::db("delete fts row"))?;
+                }
                 blocks
                     .execute([id])
                     .map_err(StoreError::db("delete block"))?;
@@ -493,19 +598,12 @@ pub(crate) fn write_header(
     .map_err(StoreError::db("write session"))?;
     crate::ledger::resum(tx, sid)?;
     let doc_id = session_doc_id(sid);
-    tx.execute("DELETE FROM events_fts WHERE rowid = ?1", [doc_id])
-        .map_err(StoreError::db("delete fts row"))?;
+    crate::ftsq::delete(doc_id);
     let doc = crate::grams::doc_of(
         [header.title.as_deref(), artifacts.as_deref()]
             .into_iter()
             .flatten(),
     );
-    if !doc.is_empty() {
-        tx.execute(
-            "INSERT INTO events_fts(rowid, doc) VALUES(?1, ?2)",
-            params![doc_id, doc],
-        )
-        .map_err(StoreError::db("insert fts row"))?;
-    }
+    crate::ftsq::insert(tx, doc_id, &doc)?;
     Ok(())
 }

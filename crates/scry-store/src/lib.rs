@@ -61,6 +61,7 @@ mod codec;
 mod error;
 mod facts;
 mod filter;
+mod ftsq;
 #[doc(hidden)]
 pub mod grams;
 mod ingest;

@@ -42,11 +42,13 @@
 //!   a bitmask of the kinds inside. Each event keeps its text whole, the searchable `aux` text
 //!   of tool name and arguments, and the rest of the event as JSON.
 //! - `warnings`: the session's warnings in order, as JSON.
-//! - `events_fts`: a contentless FTS5 table, one document per block (the distinct trigrams of
-//!   the `text` and `aux` of its events, one word each: [`crate::grams`], schema 9) and one per
+//! - `events_fts`: a contentless FTS5 table, one document per group of consecutive blocks of a
+//!   session (schema 11, [`crate::block::GROUP_BLOCKS`]; rowid = the id of the group's first
+//!   block, which carries [`crate::block::GROUP_START`] in `kinds`; the distinct trigrams of the
+//!   `text` and `aux` of its events, one word each: [`crate::grams`], schema 9) and one per
 //!   session (title + artifacts), kept small
 //!   with `detail=none` (no positions: a query is an AND of single trigrams; FTS5 refuses
-//!   `columnsize=0` together with `contentless_delete`); it only narrows candidate blocks, whose
+//!   `columnsize=0` together with `contentless_delete`); it only narrows candidate groups, whose
 //!   events the regex then verifies.
 //! - `facts` (L2): per session, the scry-facts ledgers (commands, files, errors, jobs, turn
 //!   statuses, tokens) as zstd JSON with the extractor version that computed them.
@@ -63,7 +65,7 @@ use crate::error::{Result, StoreError};
 use crate::integrity::{APPLICATION_ID, MARKER_KEY};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 /// Version of L1 (how sessions and events are stored and which parser produced them).
 pub const PARSER_VERSION: i64 = 1;
 /// Version of L2 (facts extracted from stored events).

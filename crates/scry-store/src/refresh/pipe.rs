@@ -34,6 +34,9 @@ const PIECES: usize = 32;
 pub(super) enum Piece {
     /// A closed block.
     Block(Sealed),
+    /// The document of the session's last group, when its last block was sent before the
+    /// session ended: (seq of the group's first block, document).
+    Doc(u32, String),
     /// An encoded warning (the session's next).
     Warning(String),
     /// The end of the file's parse.
@@ -181,7 +184,7 @@ fn work(sources: &[Box<dyn Source>], files: &[SourceFile], mine: &[usize], tx: &
                     }
                 };
                 if parsed.is_ok() && sink.error.is_none() {
-                    sink.seal();
+                    sink.seal(true);
                 }
                 if sink.gone {
                     return;
@@ -224,11 +227,22 @@ impl PipeSink<'_> {
         }
     }
 
-    /// Sends the block being filled, if any.
-    fn seal(&mut self) {
-        if self.block.count > 0 && !self.gone {
-            let sealed = self.block.seal(std::mem::take(&mut self.doc));
+    /// Sends the block being filled, if any; `last`: the session ends with it (the document
+    /// of its group is sent too, also when no block was being filled).
+    fn seal(&mut self, last: bool) {
+        if self.gone {
+            return;
+        }
+        if self.block.count > 0 {
+            let sealed = self.block.seal(std::mem::take(&mut self.doc), last);
             self.send(Piece::Block(sealed));
+        } else if last {
+            let mut doc = String::new();
+            if let Some(first) = self.block.close_group(&mut doc) {
+                if !doc.is_empty() {
+                    self.send(Piece::Doc(first, doc));
+                }
+            }
         }
     }
 
@@ -243,7 +257,7 @@ impl EventSink for PipeSink<'_> {
             return;
         }
         match push_event(&mut self.block, event) {
-            Ok(true) => self.seal(),
+            Ok(true) => self.seal(false),
             Ok(false) => {}
             Err(e) => self.error = Some(e),
         }

@@ -30,6 +30,8 @@ impl Batch<'_> {
         report: &mut RefreshReport,
     ) -> Result<std::result::Result<ParseOutcome, String>> {
         if let (Some(rp), Some(r), Some(sid)) = (resume, row, row.and_then(|r| r.sid)) {
+            // Queued candidate writes go in before the savepoint, the resume's own inside it.
+            crate::ftsq::apply(self.tx)?;
             self.tx
                 .execute_batch("SAVEPOINT resume")
                 .map_err(StoreError::db("begin session savepoint"))?;
@@ -40,6 +42,7 @@ impl Batch<'_> {
             } else {
                 false
             };
+            crate::ftsq::apply(self.tx)?;
             self.tx
                 .execute_batch(if ok {
                     "RELEASE resume"
@@ -259,6 +262,7 @@ fn write_piped(
                 sink.put_block(&b)?;
                 sink.written += u64::from(b.count);
             }
+            Some(Piece::Doc(first, doc)) => sink.put_doc(first, &doc)?,
             Some(Piece::Warning(body)) => sink.put_warning(&body)?,
             Some(Piece::End(end)) => break *end,
             None => {

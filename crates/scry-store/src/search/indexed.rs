@@ -8,7 +8,7 @@ use rusqlite::{params, params_from_iter, OptionalExtension};
 
 use super::engine::{self, page_within, rank, self_echo, Plan, RawHit, SessionMatch};
 use super::{Field, Hit, SearchPlan, SearchRequest, SearchResponse, SessionHits, SessionSearch};
-use crate::block::{kind_bit, Decoded};
+use crate::block::{kind_bit, Decoded, GROUP_START};
 use crate::codec::{event_from, event_id_range, kind_from_i, kind_to_i, split_aux, time_to_i};
 use crate::error::{Result, StoreError};
 use crate::filter::SessionFilter;
@@ -488,27 +488,35 @@ impl Store {
             }
             blocks.sort_unstable();
             if mask != 0 {
+                // A candidate is a group's document: its blocks run from the group's first
+                // block to the next block that starts a group.
                 let mut st = self
                     .conn
-                    .prepare_cached("SELECT kinds, data FROM blocks WHERE id = ?1")
+                    .prepare_cached("SELECT id, kinds, data FROM blocks WHERE id BETWEEN ?1 AND ?2")
                     .map_err(StoreError::db("read candidates"))?;
-                for id in blocks {
-                    let mut rows = st.query([id]).map_err(StoreError::db("read candidates"))?;
-                    let Some(r) = rows.next().map_err(StoreError::db("read candidates"))? else {
-                        continue;
-                    };
-                    let kinds: i64 = r.get(0).map_err(StoreError::db("read candidates"))?;
-                    if kinds & mask == 0 {
-                        continue;
+                for start in blocks {
+                    let end = event_id_range(start >> 32).1;
+                    let mut rows = st
+                        .query(params![start, end])
+                        .map_err(StoreError::db("read candidates"))?;
+                    while let Some(r) = rows.next().map_err(StoreError::db("read candidates"))? {
+                        let id: i64 = r.get(0).map_err(StoreError::db("read candidates"))?;
+                        let kinds: i64 = r.get(1).map_err(StoreError::db("read candidates"))?;
+                        if id != start && kinds & GROUP_START != 0 {
+                            break;
+                        }
+                        if kinds & mask == 0 {
+                            continue;
+                        }
+                        let data = r.get_ref(2).map_err(StoreError::db("read candidates"))?;
+                        block_hits(
+                            plan,
+                            id,
+                            data.as_blob().unwrap_or(&[]),
+                            &mut raw,
+                            &mut by_sid,
+                        )?;
                     }
-                    let data = r.get_ref(1).map_err(StoreError::db("read candidates"))?;
-                    block_hits(
-                        plan,
-                        id,
-                        data.as_blob().unwrap_or(&[]),
-                        &mut raw,
-                        &mut by_sid,
-                    )?;
                 }
             }
             for hits in by_sid.values_mut() {

@@ -98,6 +98,33 @@ fn append_touch_truncate(home: &Path, path: &Path, id: ProviderId, extra: &str, 
     );
     let file = files(src, home).remove(0);
     assert_equal_to_parse(&store, src, &file);
+    // The resumed session's candidate documents are those of a clean build (its last group
+    // reopened, the block the resume split rebuilt).
+    {
+        let clean_db = home.join("clean.db");
+        let mut clean = Store::open(&clean_db).unwrap();
+        refresh(&mut clean, &sources, &files(src, home));
+        let strip = |(pairs, starts): (Vec<(i64, String)>, Vec<i64>)| {
+            let mut pairs: Vec<(i64, String)> = pairs
+                .into_iter()
+                .map(|(d, t)| (d & 0xFFFF_FFFF, t))
+                .collect();
+            pairs.sort();
+            let starts: Vec<i64> = starts.into_iter().map(|id| id & 0xFFFF_FFFF).collect();
+            (pairs, starts)
+        };
+        let (a, b) = (
+            strip(crate::groups::candidate_rows(store.path())),
+            strip(crate::groups::candidate_rows(&clean_db)),
+        );
+        assert_eq!(a.1, b.1, "{id}: group starts differ from a clean build");
+        assert!(
+            a.0 == b.0,
+            "{id}: candidate documents differ from a clean build"
+        );
+        drop(clean);
+        std::fs::remove_file(&clean_db).unwrap();
+    }
     // The appended line closed what was open: the new point is the end of the file.
     let p = stored_point(&store);
     assert_eq!(p.offset, size + extra.len() as u64);

@@ -7,6 +7,7 @@ mod bulk_sources;
 mod concurrency;
 mod corpus;
 mod facts;
+mod groups;
 mod incremental;
 mod lease;
 mod ledger;
