@@ -116,6 +116,9 @@ pub struct TurnsDir {
     pub fingerprint: String,
     /// Live / persisted (S-Q1).
     pub availability: Availability,
+    /// The earlier revisions the index keeps of the session (issue 20), newest first: the page
+    /// links them from the turn directory without a second request.
+    pub revisions: Vec<scry_store::RevisionRow>,
 }
 
 /// The part of `e` the turn statuses read ([`turn_statuses`]): kind, turn, seq, locator, call
@@ -155,12 +158,14 @@ fn skeleton(mut e: Event) -> Event {
 pub fn turns(ctx: &Context, reference: &str, keep_chars: usize) -> QueryResult<TurnsDir> {
     let opened = session_read::open(ctx, reference)?;
     let fingerprint = crate::fingerprint_text(&opened.file.path);
-    turns_from(
+    let mut dir = turns_from(
         |sink| opened.stream(sink),
         keep_chars,
         fingerprint,
         opened.availability(),
-    )
+    )?;
+    dir.revisions = opened.revisions();
+    Ok(dir)
 }
 
 /// The turn directory of the session `stream` delivers ([`turns`] over any store: the team
@@ -225,6 +230,7 @@ pub fn turns_from(
         warnings,
         fingerprint,
         availability,
+        revisions: Vec::new(),
     })
 }
 
@@ -258,12 +264,21 @@ impl TurnsDir {
                 })
             })
             .collect();
-        json!({
+        let mut v = json!({
             "session": render::header_json(&self.header),
             "fingerprint": self.fingerprint,
             "turns": turns,
             "warnings": render::warnings_json(&self.warnings),
-        })
+        });
+        // Issue 20: present only when there are any, as in `show`.
+        if !self.revisions.is_empty() {
+            v["revisions"] = self
+                .revisions
+                .iter()
+                .map(|r| json!({"n": r.n, "replaced_at": r.replaced_at, "events": r.events}))
+                .collect();
+        }
+        v
     }
 }
 

@@ -114,7 +114,7 @@ pub(crate) fn answers(h: &Home, uri: &str, extra: &[&str]) -> Vec<Value> {
 
 /// A word (≥ 8 characters) of an event of `before` with seq ≥ `from` (gone from the current
 /// session) that a search of the current session does not find.
-fn lost_phrase(h: &Home, uri: &str, before: &Value, from: u64) -> Option<String> {
+pub(crate) fn lost_phrase(h: &Home, uri: &str, before: &Value, from: u64) -> Option<String> {
     let rows = before["events"].as_array()?;
     let mut tried = 0;
     for e in rows {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::revisions::answers;
+use crate::revisions::{answers, lost_phrase};
 use crate::util::IndexedHome as Home;
 
 /// The session of `provider` with the most events (with `latest`, the last created) whose uri
@@ -153,6 +153,10 @@ fn rewritten_stores_and_documents_keep_their_earlier_revision() {
         .iter()
         .map(|(_, (uri, _))| answers(&h, uri, &[]))
         .collect();
+    let events_before: Vec<Value> = picked
+        .iter()
+        .map(|(_, (uri, _))| h.ok(&["events", uri, "--limit", "1000", "--json"]))
+        .collect();
 
     for (provider, (uri, src)) in &picked {
         match *provider {
@@ -185,6 +189,33 @@ fn rewritten_stores_and_documents_keep_their_earlier_revision() {
             "{provider} {uri}: --revision 1 equals the answer from before"
         );
     }
+    // The text only a revision holds is found, every hit of it marked superseded.
+    let mut searched = 0;
+    for ((provider, (uri, _)), events) in picked.iter().zip(&events_before) {
+        let shown = h.ok(&["show", uri, "--json"]);
+        let kept = shown["stats"]["events"]["total"].as_u64().expect("total");
+        let Some(phrase) = lost_phrase(&h, uri, events, kept) else {
+            continue;
+        };
+        searched += 1;
+        let all = h.ok(&[
+            "search", &phrase, "--global", "--area", "all", "--limit", "1000", "--json",
+        ]);
+        let hits: Vec<&Value> = all["sessions"]
+            .as_array()
+            .expect("sessions")
+            .iter()
+            .filter(|s| s["session"]["uri"] == uri.as_str())
+            .flat_map(|s| s["hits"].as_array().expect("hits").iter())
+            .collect();
+        assert!(!hits.is_empty(), "{provider} {uri}: '{phrase}': {all}");
+        assert!(
+            hits.iter()
+                .all(|x| x["superseded"] == true && x["revision"] == 1),
+            "{provider} {uri}: '{phrase}' only in revision 1: {all}"
+        );
+    }
+    assert!(searched >= 3, "lost phrases searched: {searched}");
 
     // `index --rebuild` builds from the sources, which no longer hold the revisions: they are
     // carried from the old file, and answer as before.

@@ -65,7 +65,7 @@ export async function renderSession(id, params, token) {
     followSession(uri, () => liveUpdate(token), () => {
       if (token === state.renderToken) main.append(h('p', { class: 'warn' }, 'The session file was deleted; no more updates.'));
     });
-    listRevisions(id, revisions, token);
+    listRevisions(id, dir.revisions, revisions);
   }
   renderSide(state.view);
   if (dir.warnings && dir.warnings.length) {
@@ -78,14 +78,13 @@ export async function renderSession(id, params, token) {
   }
 }
 
-/** Links the session's earlier revisions (from the show answer), when the index keeps any. */
-async function listRevisions(id, el, token) {
-  let show;
-  try { show = await get(API.session(id)); } catch (_) { return; }
-  if (token !== state.renderToken || !show.revisions || !show.revisions.length) return;
+/** Links the session's earlier revisions (the turn directory lists them when the index keeps
+ * any; no request of its own, so the first paint stays one request). */
+function listRevisions(id, revs, el) {
+  if (!revs || !revs.length) return;
   el.hidden = false;
-  el.append(`${plural(show.revisions.length, 'earlier revision')} (the source was rewritten): `);
-  show.revisions.forEach((r, i) => {
+  el.append(`${plural(revs.length, 'earlier revision')} (the source was rewritten): `);
+  revs.forEach((r, i) => {
     if (i) el.append(' · ');
     el.append(h('a', { href: sessionHash(id, { rev: r.n }), title: `replaced ${fmtTime(r.replaced_at)}` }, `revision ${r.n} (${plural(r.events, 'event')})`));
   });
