@@ -233,12 +233,30 @@ fn rewritten_stores_and_documents_keep_their_earlier_revision() {
             "{provider} {uri}: --revision 1 after the rebuild"
         );
     }
+    // Every revision belongs to a rewritten source (deleting a Deep Agents thread's newest
+    // checkpoints also cuts its subagent's, a session of the same store: a revision too).
     let doctor = h.ok(&["doctor", "--json"]);
+    let rows: Vec<String> = rusqlite::Connection::open(&h.db)
+        .and_then(|c| {
+            c.prepare("SELECT path FROM revisions")?
+                .query_map([], |r| r.get(0))?
+                .collect()
+        })
+        .expect("revision rows");
     assert_eq!(
         doctor["revisions"]["revisions"].as_u64(),
-        Some(picked.len() as u64),
+        Some(rows.len() as u64),
         "{}",
         doctor["revisions"]
+    );
+    assert!(rows.len() >= picked.len(), "{rows:#?}");
+    let rewritten: Vec<String> = picked
+        .iter()
+        .map(|(_, (_, src))| src.to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        rows.iter().all(|p| rewritten.contains(p)),
+        "{rows:#?} not all of {rewritten:#?}"
     );
     // An earlier revision never changes: following one is refused in one line.
     let (_, (uri, _)) = &picked[0];
