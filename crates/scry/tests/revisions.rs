@@ -50,18 +50,39 @@ fn lines(path: &Path) -> Vec<String> {
         .collect()
 }
 
-/// For each JSONL provider of the corpus, one session (uri, primary source) whose source is a
-/// `.jsonl` file of at least 6 lines and whose uri names one session.
-fn rewritable(h: &Home) -> Vec<(String, PathBuf)> {
+/// The uri of every session `list --global --kind all` shows (archived ones too).
+pub(crate) fn listed(h: &Home) -> Vec<String> {
     let list = h.ok(&[
         "list", "--global", "--kind", "all", "--limit", "100000", "--json",
     ]);
-    let uris: Vec<String> = list["sessions"]
+    list["sessions"]
         .as_array()
         .expect("sessions")
         .iter()
         .filter_map(|s| s["uri"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// A search of `phrase` over every session and area (the whole answer), and its hits in the
+/// session `uri`.
+pub(crate) fn hits_in(h: &Home, phrase: &str, uri: &str) -> (Value, Vec<Value>) {
+    let all = h.ok(&[
+        "search", phrase, "--global", "--area", "all", "--limit", "1000", "--json",
+    ]);
+    let hits = all["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .filter(|s| s["session"]["uri"] == uri)
+        .flat_map(|s| s["hits"].as_array().expect("hits").iter().cloned())
         .collect();
+    (all, hits)
+}
+
+/// For each JSONL provider of the corpus, one session (uri, primary source) whose source is a
+/// `.jsonl` file of at least 6 lines and whose uri names one session.
+fn rewritable(h: &Home) -> Vec<(String, PathBuf)> {
+    let uris = listed(h);
     let mut out: Vec<(String, PathBuf)> = Vec::new();
     for provider in ["claude", "codex", "pi", "gemini", "qwen", "copilot"] {
         let mut best: Option<(usize, String, PathBuf)> = None;
@@ -204,16 +225,7 @@ fn truncated_sources_keep_their_earlier_revision() {
         let kept = shown["stats"]["events"]["total"].as_u64().expect("total");
         if let Some(phrase) = lost_phrase(&h, uri, events_before, kept) {
             searched += 1;
-            let all = h.ok(&[
-                "search", &phrase, "--global", "--area", "all", "--limit", "1000", "--json",
-            ]);
-            let superseded: Vec<&Value> = all["sessions"]
-                .as_array()
-                .expect("sessions")
-                .iter()
-                .filter(|s| s["session"]["uri"] == uri.as_str())
-                .flat_map(|s| s["hits"].as_array().expect("hits").iter())
-                .collect();
+            let (all, superseded) = hits_in(&h, &phrase, uri);
             assert!(!superseded.is_empty(), "{uri}: '{phrase}' found: {all}");
             assert!(
                 superseded

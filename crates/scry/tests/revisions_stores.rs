@@ -10,20 +10,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::revisions::{answers, lost_phrase};
+use crate::revisions::{answers, hits_in, listed, lost_phrase};
 use crate::util::IndexedHome as Home;
 
 /// The session of `provider` with the most events (with `latest`, the last created) whose uri
 /// names one session: (uri, source).
 fn pick(h: &Home, provider: &str, latest: bool) -> Option<(String, PathBuf)> {
-    let list = h.ok(&[
-        "list", "--global", "--kind", "all", "--limit", "100000", "--json",
-    ]);
-    let uris: Vec<String> = list["sessions"]
-        .as_array()?
-        .iter()
-        .filter_map(|s| s["uri"].as_str().map(str::to_string))
-        .collect();
+    let uris = listed(h);
     let mut best: Option<(String, String, PathBuf)> = None;
     for uri in uris
         .iter()
@@ -198,16 +191,7 @@ fn rewritten_stores_and_documents_keep_their_earlier_revision() {
             continue;
         };
         searched += 1;
-        let all = h.ok(&[
-            "search", &phrase, "--global", "--area", "all", "--limit", "1000", "--json",
-        ]);
-        let hits: Vec<&Value> = all["sessions"]
-            .as_array()
-            .expect("sessions")
-            .iter()
-            .filter(|s| s["session"]["uri"] == uri.as_str())
-            .flat_map(|s| s["hits"].as_array().expect("hits").iter())
-            .collect();
+        let (all, hits) = hits_in(&h, &phrase, uri);
         assert!(!hits.is_empty(), "{provider} {uri}: '{phrase}': {all}");
         assert!(
             hits.iter()
