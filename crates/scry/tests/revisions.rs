@@ -63,6 +63,24 @@ pub(crate) fn listed(h: &Home) -> Vec<String> {
         .collect()
 }
 
+/// Each session of `provider` among `uris` whose uri names one session and that `show` reads:
+/// (uri, its `show --json`, its primary source).
+pub(crate) fn shown_of(h: &Home, uris: &[String], provider: &str) -> Vec<(String, Value, PathBuf)> {
+    uris.iter()
+        .filter(|u| u.starts_with(&format!("{provider}:")))
+        .filter(|u| uris.iter().filter(|o| o == u).count() == 1)
+        .filter_map(|uri| {
+            let shown = h.run(&["show", uri, "--json"]);
+            if shown.code != 0 {
+                return None;
+            }
+            let v = shown.json();
+            let src = v["sources"][0].as_str().map(PathBuf::from)?;
+            Some((uri.clone(), v, src))
+        })
+        .collect()
+}
+
 /// A search of `phrase` over every session and area (the whole answer), and its hits in the
 /// session `uri`.
 pub(crate) fn hits_in(h: &Home, phrase: &str, uri: &str) -> (Value, Vec<Value>) {
@@ -86,26 +104,13 @@ fn rewritable(h: &Home) -> Vec<(String, PathBuf)> {
     let mut out: Vec<(String, PathBuf)> = Vec::new();
     for provider in ["claude", "codex", "pi", "gemini", "qwen", "copilot"] {
         let mut best: Option<(usize, String, PathBuf)> = None;
-        for uri in uris
-            .iter()
-            .filter(|u| u.starts_with(&format!("{provider}:")))
-        {
-            if uris.iter().filter(|o| *o == uri).count() != 1 {
-                continue;
-            }
-            let shown = h.run(&["show", uri, "--json"]);
-            if shown.code != 0 {
-                continue;
-            }
-            let Some(src) = shown.json()["sources"][0].as_str().map(PathBuf::from) else {
-                continue;
-            };
+        for (uri, _, src) in shown_of(h, &uris, provider) {
             if src.extension().and_then(|e| e.to_str()) != Some("jsonl") {
                 continue;
             }
             let n = lines(&src).len();
             if n >= 6 && best.as_ref().is_none_or(|b| n > b.0) {
-                best = Some((n, uri.clone(), src));
+                best = Some((n, uri, src));
             }
         }
         if let Some((_, uri, src)) = best {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::revisions::{answers, hits_in, listed, lost_phrase};
+use crate::revisions::{answers, hits_in, listed, lost_phrase, shown_of};
 use crate::util::IndexedHome as Home;
 
 /// The session of `provider` with the most events (with `latest`, the last created) whose uri
@@ -18,29 +18,15 @@ use crate::util::IndexedHome as Home;
 fn pick(h: &Home, provider: &str, latest: bool) -> Option<(String, PathBuf)> {
     let uris = listed(h);
     let mut best: Option<(String, String, PathBuf)> = None;
-    for uri in uris
-        .iter()
-        .filter(|u| u.starts_with(&format!("{provider}:")))
-    {
-        if uris.iter().filter(|o| *o == uri).count() != 1 {
-            continue;
-        }
-        let shown = h.run(&["show", uri, "--json"]);
-        if shown.code != 0 {
-            continue;
-        }
-        let v = shown.json();
+    for (uri, v, src) in shown_of(h, &uris, provider) {
         let n = v["stats"]["events"]["total"].as_u64().unwrap_or(0);
-        let Some(src) = v["sources"][0].as_str().map(PathBuf::from) else {
-            continue;
-        };
         let rank = if latest {
             v["created"].as_str().unwrap_or_default().to_string()
         } else {
             format!("{n:020}")
         };
         if n >= 4 && best.as_ref().is_none_or(|b| rank > b.0) {
-            best = Some((rank, uri.clone(), src));
+            best = Some((rank, uri, src));
         }
     }
     best.map(|(_, u, p)| (u, p))
