@@ -8,7 +8,12 @@ from wait4) and peak RSS. Both tools run in UTC, ccusage `--offline` (its embedd
 Equality: per day (the `daily` rows, keyed by date) and per session (the `session` rows, keyed
 by session id), input / output / cache read / cache write tokens and the cost, each row that
 differs with its reason: a model ccusage has no price for (`missingPricing`: its cost is 0),
-output without reasoning (ccusage leaves Gemini's thoughts out of output), or a plain mismatch.
+output without reasoning (ccusage leaves Gemini's thoughts out of output), a pi session whose
+cost ccusage takes from pi's own records (scry prices the tokens from the table), a Codex request priced
+in the other long-context tier (ccusage 20 prices a GPT-5.5 request wholly at the long-context
+rates once its input passes 200k tokens; the price table and OpenAI's bill put the bound at the
+table's `t`, 272k: checked by re-pricing the rollout's own `token_count` records under both
+rules, see `codex_tiers`), or a plain mismatch.
 
     python3 bench/run.py --home CORPUS --scry SCRY --ccusage CCUSAGE --usage-only OUT.json
 """
@@ -67,7 +72,81 @@ def _cc_tokens(row):
     return {k: row[c] for k, c in TOKENS}
 
 
-def _reasons(s_row, c_row):
+PRICES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crates", "scry-query",
+                      "src", "usage", "data", "prices.json")
+CCUSAGE_TIER = 200_000
+
+
+def codex_tiers(path, prices):
+    """A Codex rollout's cost under both long-context rules, from its own `token_count` records
+    (`last_token_usage`, ccusage's source; the model from the latest `turn_context`):
+    `(table, ccusage)`, where `table` prices a request at the long-context rates when its input
+    (cached included) passes the table's threshold, and `ccusage` when it passes 200k. None when
+    a model has no price with a tier."""
+    table = ccu = 0.0
+    model = None
+    for line in open(path, encoding="utf-8"):
+        try:
+            d = json.loads(line)
+        except ValueError:
+            continue
+        p = d.get("payload") or {}
+        if d.get("type") == "turn_context":
+            model = p.get("model") or model
+            continue
+        if p.get("type") != "token_count" or not (p.get("info") or {}).get("last_token_usage"):
+            continue
+        m = prices.get(model) or prices.get((model or "").removesuffix("-codex"))
+        if not m or "t" not in m:
+            return None
+        u = p["info"]["last_token_usage"]
+        cached, inp, out = u.get("cached_input_tokens", 0), u.get("input_tokens", 0), u.get("output_tokens", 0)
+        price = lambda long: ((inp - cached) * m["i2" if long else "i"] + cached * m["cr2" if long else "cr"]
+                              + out * m["o2" if long else "o"])
+        table += price(inp > m["t"])
+        ccu += price(inp > CCUSAGE_TIER)
+    return table, ccu
+
+
+def _close(a, b):
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+
+def _tier_explains(s_row, c_row, home):
+    """Whether scry's cost is the table's tier rule and ccusage's the 200k rule on this rollout."""
+    if not home or c_row.get("agent") != "codex":
+        return False
+    path = os.path.join(home, ".codex", "sessions", c_row["period"] + ".jsonl")
+    if not os.path.exists(path):
+        return False
+    got = codex_tiers(path, json.load(open(PRICES))["models"])
+    return got is not None and not _close(*got) and _close(s_row.get("cost_usd") or 0.0, got[0]) \
+        and _close(c_row.get("totalCost") or 0.0, got[1])
+
+
+def pi_recorded_cost(path):
+    """The sum of the cost pi recorded on its own assistant messages (`usage.cost.total`)."""
+    total = 0.0
+    for line in open(path, encoding="utf-8"):
+        try:
+            m = (json.loads(line).get("message") or {})
+        except ValueError:
+            continue
+        total += (((m.get("usage") or {}).get("cost") or {}).get("total") or 0.0)
+    return total
+
+
+def _recorded_explains(s_row, c_row, home):
+    """Whether ccusage's cost of a pi session is the cost pi recorded (scry prices the tokens)."""
+    if not home or c_row.get("agent") != "pi":
+        return False
+    import glob
+    paths = glob.glob(os.path.join(home, ".pi", "agent", "sessions", "*", f"*_{c_row['period']}.jsonl"))
+    return len(paths) == 1 and _close(c_row.get("totalCost") or 0.0, pi_recorded_cost(paths[0])) \
+        and not _close(s_row.get("cost_usd") or 0.0, c_row.get("totalCost") or 0.0)
+
+
+def _reasons(s_row, c_row, home=None):
     """Why a scry row and a ccusage row differ (empty: equal)."""
     why = []
     st, ct = _scry_tokens(s_row), _cc_tokens(c_row)
@@ -83,6 +162,10 @@ def _reasons(s_row, c_row):
         missing = sorted(m["modelName"] for m in c_row.get("modelBreakdowns", []) if m.get("missingPricing"))
         if missing:
             why.append("cost: ccusage has no price for " + ", ".join(missing))
+        elif _tier_explains(s_row, c_row, home):
+            why.append("cost: ccusage's long-context tier starts at 200k, the table's at 272k")
+        elif _recorded_explains(s_row, c_row, home):
+            why.append("cost: ccusage takes pi's recorded cost, scry prices the tokens")
         else:
             why.append(f"cost: scry {sc:.6f} vs ccusage {cc:.6f}")
     return why
@@ -105,7 +188,7 @@ def _agent(s_row, c_row):
 APART = ("codex",)
 
 
-def compare(scry_rep, cc_rep, what, split_rep=None):
+def compare(scry_rep, cc_rep, what, split_rep=None, home=None):
     """Rows of both reports matched by key; counts of equal and differing rows, by reason."""
     if what == "daily":
         s_rows = {r["key"]: r for r in scry_rep["rows"] if r["key"] != "unknown"}
@@ -120,12 +203,12 @@ def compare(scry_rep, cc_rep, what, split_rep=None):
     both = sorted(set(s_rows) & set(c_rows))
     reasons, differ, examples = {}, 0, []
     for k in both:
-        why = _reasons(s_rows[k], c_rows[k])
+        why = _reasons(s_rows[k], c_rows[k], home)
         if why:
             differ += 1
             agent = _agent(s_rows[k], c_rows[k])
             for w in why:
-                key = w if "no price" in w or "reasoning" in w else w.split(":")[0] + " differs"
+                key = w if "no price" in w or "reasoning" in w or "tier" in w or "recorded" in w else w.split(":")[0] + " differs"
                 key = f"{agent}: {key}" if what == "session" else key
                 reasons[key] = reasons.get(key, 0) + 1
             if len(examples) < 5:
@@ -170,7 +253,7 @@ def usage_bench(scry, ccusage, base, reps, work):
     for what in ("daily", "session"):
         s = json.load(open(out(f"scry-{what}")))
         c = json.load(open(out(f"ccusage-{what}")))
-        rec[f"equality {what}"] = compare(s, c, what, split if what == "session" else None)
+        rec[f"equality {what}"] = compare(s, c, what, split if what == "session" else None, base.get("HOME"))
     rec["loadavg_end"] = open("/proc/loadavg").read().strip()
     return rec
 

@@ -8,7 +8,10 @@
 //!   cache write is 0 because it sums the (zero) `cache_creation` breakdown while the files say
 //!   `cache_creation_input_tokens` 17427 + 1539; and its embedded price snapshot has no
 //!   `claude-opus-5-5` (unpriced there), which LiteLLM 1.110.2 prices;
-//! - codex: equal, subagent rollout apart (ccusage lists none for it);
+//! - codex: equal, subagent rollout apart (ccusage lists none for it); on larger sessions than
+//!   the corpus holds (the bench), ccusage prices GPT-5.5 requests whose input lies between
+//!   200k and 272k tokens at the long-context rates, the table (and OpenAI's bill) at the base
+//!   ones (bench/usage_bench.py re-prices each request under both rules);
 //! - gemini, kilo, opencode: ccusage's output leaves the reasoning (thoughts) out, scry's
 //!   includes it; ccusage still prices the thoughts as output, so Gemini's costs are equal;
 //! - qwen: ccusage's input is `promptTokenCount`, cached tokens included (and then priced as

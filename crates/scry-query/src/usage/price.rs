@@ -10,8 +10,11 @@
 //!   ccusage does);
 //! - a request whose context (input + cache read + cache write) is above the model's
 //!   long-context threshold (200k for Claude and Gemini, 272k for GPT-5.5) is priced wholly at
-//!   the long-context prices, as the providers bill it (ccusage prices only the tokens above
-//!   the threshold at the higher rate; no corpus request comes near);
+//!   the long-context prices, as the providers bill it. ccusage 20 prices a GPT-5.5 request
+//!   wholly at the long-context prices once its input passes 200k, not the table's 272k
+//!   (re-pricing each request of a bench rollout under both rules gives each tool's figure to
+//!   the cent: bench/usage_bench.py `codex_tiers`), so it charges more for requests between
+//!   the two; no corpus request comes near either;
 //! - 1-hour cache writes at their own price, 5-minute ones at the cache-write price;
 //! - reasoning tokens are inside `output` (scry's normalized usage) and priced as output;
 //! - a model with no price is *unpriced*: callers report its tokens apart, never as $0.
@@ -395,6 +398,11 @@ mod tests {
         let big = cost(&p, &u(200_000, 1000, 100_000, 0), 0);
         let want = 200_000.0 * 1e-5 + 1000.0 * 4.5e-5 + 100_000.0 * 1e-6;
         assert!((big - want).abs() < 1e-9, "{big} vs {want}");
+        // 250k context: below the table's 272k, base prices (ccusage 20 would use the long
+        // ones here: its GPT-5.5 tier starts at 200k).
+        let mid = cost(&p, &u(50_000, 1000, 200_000, 0), 0);
+        let want = 50_000.0 * 5e-6 + 1000.0 * 3e-5 + 200_000.0 * 5e-7;
+        assert!((mid - want).abs() < 1e-9, "{mid} vs {want}");
     }
 
     #[test]
