@@ -279,7 +279,7 @@ pub fn write_session(
     }
     r.f.line(&json!({"timestamp": ts, "type": "session_meta", "payload": meta}))?;
     if let Some(p) = &parent {
-        copy_head(home, &p.path, &mut r.f, 80, 512 * 1024)?;
+        copy_head(home, &p.path, &ts, &mut r.f, 80, 512 * 1024)?;
     }
     r.line(
         "response_item",
@@ -333,10 +333,14 @@ pub fn write_session(
 }
 
 /// Copies the first lines of an already written rollout (its meta and early history), as Codex
-/// does when it forks a thread; at most `max_lines` lines and `max_bytes` bytes.
+/// does when it forks a thread; at most `max_lines` lines and `max_bytes` bytes, and only lines
+/// written before the fork (`before`, an ISO time of the same format): the parent may have gone
+/// on after the fork was made, and a fork cannot hold history from its future (earlier versions
+/// copied such lines, and every reader then counted those parent requests as the fork's own).
 fn copy_head(
     home: &Path,
     rel: &str,
+    before: &str,
     out: &mut JsonlFile,
     max_lines: usize,
     max_bytes: u64,
@@ -348,8 +352,40 @@ fn copy_head(
         if i >= max_lines || copied + line.len() as u64 > max_bytes {
             break;
         }
+        let time = serde_json::from_str::<Value>(&line)
+            .ok()
+            .and_then(|v| v["timestamp"].as_str().map(str::to_owned));
+        if time.is_some_and(|t| t.as_str() >= before) {
+            break;
+        }
         copied += line.len() as u64 + 1;
         out.raw(&line)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fork_copies_only_the_parent_history_written_before_it() {
+        let home = tempfile::tempdir().expect("temp dir");
+        let mut parent = JsonlFile::create(&home.path().join("parent.jsonl")).expect("create");
+        for (i, ms) in [1_000i64, 2_000, 3_000, 9_000, 10_000].iter().enumerate() {
+            parent
+                .line(&json!({"timestamp": iso(*ms), "type": "event_msg", "payload": {"n": i}}))
+                .expect("write");
+        }
+        parent.finish(10_000).expect("finish");
+        let mut fork = JsonlFile::create(&home.path().join("fork.jsonl")).expect("create");
+        copy_head(home.path(), "parent.jsonl", &iso(5_000), &mut fork, 80, 1 << 20).expect("copy");
+        fork.finish(5_000).expect("finish");
+        let copied = std::fs::read_to_string(home.path().join("fork.jsonl")).expect("read");
+        let ns: Vec<u64> = copied
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["payload"]["n"].as_u64().unwrap())
+            .collect();
+        assert_eq!(ns, [0, 1, 2], "lines the parent wrote after the fork are not copied");
+    }
 }
