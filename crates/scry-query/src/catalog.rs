@@ -62,7 +62,7 @@ impl Catalog {
     pub fn discover_with(
         ctx: &Context,
         only: &[ProviderId],
-        store: Option<&scry_store::Store>,
+        store: Option<&dyn scry_store::SessionIndex>,
     ) -> Catalog {
         let env = &ctx.env;
         let sources = registry();
@@ -96,7 +96,7 @@ impl Catalog {
     /// discovery warnings. `None` when the index cannot say (the caller discovers instead).
     pub fn from_index(
         ctx: &Context,
-        store: &scry_store::Store,
+        store: &dyn scry_store::SessionIndex,
         only: &[ProviderId],
     ) -> Option<Catalog> {
         let spec = crate::lease::spec(ctx, only, None, None)?;
@@ -138,7 +138,7 @@ impl Catalog {
     /// Resolves the id `reference` (S-E3 without the path form) from the index alone, under a
     /// watcher's lease covering this process ([`crate::lease::leased`]): the live sources of
     /// the watched roots of the providers in `only` (all when empty) whose stored discovery id
-    /// could match ([`scry_store::Store::sources_by_id`], indexed reads), after the exclusions.
+    /// could match ([`scry_store::SessionIndex::sources_by_id`], indexed reads), after the exclusions.
     /// No directory is listed and no file is stat'ed. The catalog returned holds that one file.
     ///
     /// `None` whenever the index cannot give the answer discovery would, and the caller
@@ -148,7 +148,7 @@ impl Catalog {
     /// discovery found), or a candidate the index cannot stand in for (see `sources_by_id`).
     pub fn resolve_leased(
         ctx: &Context,
-        store: &scry_store::Store,
+        store: &dyn scry_store::SessionIndex,
         only: &[ProviderId],
         reference: &str,
     ) -> Option<(Catalog, SourceFile)> {

@@ -66,7 +66,7 @@ pub mod usage;
 
 pub use availability::Availability;
 pub use batch::{headers, Batch, BatchEntry, HeadersRequest};
-pub use context::{fingerprint_text, source_fingerprint, Context};
+pub use context::{fingerprint_text, source_fingerprint, Context, Index, StoreSeam};
 pub use error::{QueryError, QueryResult};
 pub use events::{events, relations, EventPage, EventQuery, EventsRequest, PageRequest, Relations};
 pub use filter::{KindFilter, Scope};

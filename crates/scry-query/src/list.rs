@@ -273,11 +273,9 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
     // Under a watcher's lease the index is the discovered set: no discovery, and `list` is
     // one SQL page when nothing needs a file's path or header (nor archived rows to merge).
     let mut store = crate::indexed::open(ctx)?;
-    let leased = store
-        .as_ref()
-        .is_some_and(|s| crate::lease::leased(ctx, s, &providers));
-    if let Some(s) = store
-        .as_ref()
+    let leased =
+        crate::indexed::reads(&store).is_some_and(|s| crate::lease::leased(ctx, s, &providers));
+    if let Some(s) = crate::indexed::reads(&store)
         .filter(|_| leased)
         .filter(|s| !with_archived || crate::archive::rows(&ctx.exclusions, *s).is_empty())
     {
@@ -291,21 +289,21 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
             return Ok(from_page(page, key, offset, q.limit, Vec::new()));
         }
     }
-    let catalog = match store.as_ref().filter(|_| leased) {
+    let catalog = match crate::indexed::reads(&store).filter(|_| leased) {
         Some(s) => Catalog::from_index(ctx, s, &providers),
         None => None,
     }
-    .unwrap_or_else(|| Catalog::discover_with(ctx, &providers, store.as_ref()));
+    .unwrap_or_else(|| Catalog::discover_with(ctx, &providers, crate::indexed::reads(&store)));
     let candidates: Vec<_> = catalog
         .files
         .iter()
         .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
         .collect();
     if let Some(mut s) = store.take() {
-        store = crate::indexed::refresh_catalog(ctx, &mut s, &catalog, &candidates).then_some(s);
+        store = crate::indexed::refresh_catalog(ctx, &mut *s, &catalog, &candidates).then_some(s);
     }
     // Archived sessions come from the index only (a separate query, merged below).
-    let archived: Vec<(Entry, crate::archive::Mark)> = match &store {
+    let archived: Vec<(Entry, crate::archive::Mark)> = match crate::indexed::reads(&store) {
         Some(s) if with_archived => crate::archive::entries(&ctx.exclusions, s)
             .into_iter()
             .filter(|(e, _)| providers.is_empty() || providers.contains(&e.header.provider))
@@ -313,7 +311,7 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         _ => Vec::new(),
     };
     // The SQL page when there is nothing archived to merge.
-    if let Some(store) = store.as_ref().filter(|_| archived.is_empty()) {
+    if let Some(store) = crate::indexed::reads(&store).filter(|_| archived.is_empty()) {
         if let Some(page) = crate::list_sql::page(store, &catalog, &candidates, &ask) {
             return Ok(from_page(page, key, offset, q.limit, catalog.warnings));
         }

@@ -16,7 +16,7 @@ pub struct Opened {
     /// The session's source.
     pub file: SourceFile,
     /// The index, refreshed for this session (`None`: `--no-index`, or the index is unusable).
-    pub index: Option<scry_store::Store>,
+    pub index: Option<crate::Index>,
     /// The index's archived row when the session's source is gone (S-I6): read from the index
     /// only, never refreshed.
     pub archived: Option<scry_store::ArchivedRow>,
@@ -34,7 +34,7 @@ pub struct Opened {
 pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
     let opened = crate::indexed::open(ctx);
     let leased = match &opened {
-        Ok(Some(store)) => Catalog::resolve_leased(ctx, store, &[], reference),
+        Ok(Some(store)) => Catalog::resolve_leased(ctx, &**store, &[], reference),
         _ => None,
     };
     let (catalog, file) = match leased {
@@ -48,15 +48,25 @@ pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
     let mut index = opened?;
     let archived = index
         .as_ref()
-        .and_then(|store| crate::archive::lookup(store, &file));
+        .and_then(|store| crate::archive::lookup(&**store, &file));
     if let Some(store) = index.as_mut().filter(|_| archived.is_none()) {
-        if !crate::indexed::refresh(ctx, store, catalog.sources(), std::slice::from_ref(&file)) {
+        if !crate::indexed::refresh(
+            ctx,
+            &mut **store,
+            catalog.sources(),
+            std::slice::from_ref(&file),
+        ) {
             index = None;
         }
     }
     let revision = match ctx.revision {
         0 => None,
-        n => Some(revision(ctx, index.as_ref(), &file, n)?),
+        n => Some(revision(
+            ctx,
+            index.as_deref().map(|s| s as &dyn scry_store::SessionIndex),
+            &file,
+            n,
+        )?),
     };
     Ok(Opened {
         catalog,
@@ -72,7 +82,7 @@ pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
 /// (exit 3 for a revision the index does not hold, 2 without the index).
 pub fn revision(
     ctx: &Context,
-    index: Option<&scry_store::Store>,
+    index: Option<&dyn scry_store::SessionIndex>,
     file: &SourceFile,
     n: u32,
 ) -> QueryResult<scry_store::RevisionRow> {
@@ -110,7 +120,7 @@ impl Opened {
     /// session and the rebuild of a damaged index need the SQLite store itself.
     pub fn reads(&self) -> Option<&dyn scry_store::SessionIndex> {
         self.index
-            .as_ref()
+            .as_deref()
             .map(|s| s as &dyn scry_store::SessionIndex)
     }
 
@@ -169,7 +179,8 @@ impl Opened {
                 Err((e, delivered)) if e.is_corrupt() => {
                     self.damaged.set(true);
                     // Rebuilding aside is the SQLite store's own business.
-                    if let Some(path) = self.index.as_ref().map(|s| s.path().to_path_buf()) {
+                    let local = self.index.as_ref().and_then(|s| s.local());
+                    if let Some(path) = local.map(|s| s.path().to_path_buf()) {
                         let _ = crate::indexed::recover(
                             &path,
                             &e.in_index(&path),

@@ -216,13 +216,16 @@ impl Follow {
         };
         if let Some(store) = self.opened.index.as_mut().filter(|_| !whole) {
             let file = self.opened.file.clone();
-            let refreshed = crate::indexed::refresh_now(
-                &self.progress,
-                store,
-                self.opened.catalog.sources(),
-                std::slice::from_ref(&file),
-            );
-            match refreshed.then(|| read_new(store, &file, from, &mut sink)) {
+            // A read-only store (not the SQLite index) is read as it is.
+            let refreshed = store.local_mut().is_none_or(|store| {
+                crate::indexed::refresh_now(
+                    &self.progress,
+                    store,
+                    self.opened.catalog.sources(),
+                    std::slice::from_ref(&file),
+                )
+            });
+            match refreshed.then(|| read_new(&**store, &file, from, &mut sink)) {
                 Some(Ok(())) => {}
                 // The index could not answer: read the source directly from now on.
                 _ => {
@@ -234,7 +237,7 @@ impl Follow {
             }
         } else if whole && self.opened.index.is_some() {
             let file = self.opened.file.clone();
-            if let Some(store) = self.opened.index.as_mut() {
+            if let Some(store) = self.opened.index.as_mut().and_then(|s| s.local_mut()) {
                 let _ = crate::indexed::refresh_now(
                     &self.progress,
                     store,
@@ -273,7 +276,7 @@ impl Follow {
 /// Reads the events of `file` from seq `from` on out of the (refreshed) index into `sink`;
 /// `Err` when the index does not hold the session or cannot be read.
 fn read_new(
-    store: &scry_store::Store,
+    store: &dyn scry_store::SessionIndex,
     file: &scry_source::SourceFile,
     from: u32,
     sink: &mut Tail<'_>,
@@ -284,14 +287,14 @@ fn read_new(
     {
         return Err(());
     }
-    let n = store.event_count(file).map_err(|_| ())?;
+    let n = store.event_count(file.into()).map_err(|_| ())?;
     sink.total = sink.total.max(n);
     let mut a = from;
     while a < n {
         let b = a.saturating_add(CHUNK - 1).min(n - 1);
-        for e in store.events(file, a..=b).map_err(|_| ())? {
-            sink.event(e);
-        }
+        store
+            .each_event(file.into(), a..=b, &mut |e| sink.event(e))
+            .map_err(|_| ())?;
         a = b + 1;
     }
     Ok(())

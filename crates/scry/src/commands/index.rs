@@ -181,7 +181,7 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
 /// (the caller discovers) when the lease does not cover, the index cannot resolve it as
 /// discovery would, or the file is gone.
 fn leased_one(ctx: &Ctx, reference: &str) -> Option<(Catalog, SourceFile)> {
-    let store = indexed::open(ctx).ok()??;
+    let store = indexed::open_local(ctx).ok()??;
     let (catalog, mut file) = Catalog::resolve_leased(ctx, &store, &[], reference)?;
     let meta = std::fs::metadata(&file.path).ok().filter(|m| m.is_file())?;
     (file.size, file.mtime_ns) = scry_source::metadata_stat(&meta);
