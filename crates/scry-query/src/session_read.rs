@@ -303,3 +303,45 @@ impl Streamed for Stored {
         None
     }
 }
+
+/// A session another store holds, read through its [`scry_store::SessionIndex`] (issue 18:
+/// the team store behind the door): replayed window by window as the SQLite index replays a
+/// session ([`crate::indexed::replay_at`]), with the fingerprint and availability that store
+/// tells.
+pub struct InIndex<'a> {
+    /// The store's reads.
+    pub index: &'a dyn scry_store::SessionIndex,
+    /// The session's source (on the machine it came from).
+    pub path: std::path::PathBuf,
+    /// Its key inside a multi-session source.
+    pub key: Option<String>,
+    /// `provider:id`.
+    pub uri: String,
+    /// Its source's fingerprint when it was stored.
+    pub fingerprint: u64,
+    /// Live / persisted as that store tells.
+    pub availability: crate::Availability,
+}
+
+impl Streamed for InIndex<'_> {
+    fn stream(&self, sink: &mut dyn EventSink) -> QueryResult<Header> {
+        let at = scry_store::SessionRef::Source {
+            path: &self.path,
+            key: self.key.as_deref(),
+        };
+        crate::indexed::replay_at(self.index, at, sink)
+            .map_err(|e| QueryError::new(e.code(), e.to_string()))
+    }
+    fn uri(&self) -> String {
+        self.uri.clone()
+    }
+    fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+    fn availability(&self) -> crate::Availability {
+        self.availability
+    }
+    fn local(&self) -> Option<&Opened> {
+        None
+    }
+}
