@@ -347,7 +347,7 @@ pub struct ListHeaders {
 impl ListHeaders {
     /// The usage sums and failed tool results of the session of `file`: from the index's
     /// ledger when it holds the session, else from a parse
-    /// ([`crate::usage::Cost::sums_of_parse`], the same sums); `None` when neither can be read.
+    /// ([`sums_of_parse`], the same sums); `None` when neither can be read.
     pub fn ledger(
         &self,
         catalog: &crate::catalog::Catalog,
@@ -368,7 +368,7 @@ impl ListHeaders {
                 return Some((sums, failures));
             }
         }
-        crate::usage::Cost::sums_of_parse(catalog, file)
+        sums_of_parse(catalog, file)
     }
 
     /// `entry` with its whole stored header (unchanged when it was parsed directly, or when the
@@ -388,6 +388,38 @@ impl ListHeaders {
             None => entry,
         }
     }
+}
+
+/// The usage sums and failed tool results of the session parsed from `file` (no index),
+/// summed as the ledger sums them so their cost equals [`crate::usage::Cost::of_sums`] of the indexed
+/// session to the last digit; `None` when the file cannot be read.
+fn sums_of_parse(
+    catalog: &crate::catalog::Catalog,
+    file: &SourceFile,
+) -> Option<(Vec<scry_store::UsageSum>, u64)> {
+    let source = catalog.source(file.provider).ok()?;
+    let mut stored: Vec<scry_store::StoredRequest> = Vec::new();
+    let mut failures = 0u64;
+    let mut sink = LedgerSink {
+        stored: &mut stored,
+        failures: &mut failures,
+    };
+    scry_source::guard::parse(source, file, &mut sink).ok()?;
+    Some((scry_store::ledger::sums_of(&stored), failures))
+}
+
+/// What [`sums_of_parse`] keeps of a parse: the requests and the failed tool results.
+struct LedgerSink<'a> {
+    stored: &'a mut Vec<scry_store::StoredRequest>,
+    failures: &'a mut u64,
+}
+
+impl EventSink for LedgerSink<'_> {
+    fn event(&mut self, e: scry_model::Event) {
+        *self.failures += u64::from(scry_store::ledger::is_failed_result(&e));
+        self.stored.extend(scry_store::StoredRequest::of(&e));
+    }
+    fn warning(&mut self, _w: Warning) {}
 }
 
 impl Drop for ListHeaders {

@@ -318,27 +318,6 @@ impl Cost {
         }
     }
 
-    /// The usage sums and failed tool results of the session parsed from `file` (no index),
-    /// summed as the ledger sums them so their cost equals [`Cost::of_sums`] of the indexed
-    /// session to the last digit; `None` when the file cannot be read.
-    pub(crate) fn sums_of_parse(
-        catalog: &Catalog,
-        file: &SourceFile,
-    ) -> Option<(Vec<UsageSum>, u64)> {
-        let source = catalog.source(file.provider).ok()?;
-        let mut stored: Vec<StoredRequest> = Vec::new();
-        let mut failures = 0u64;
-        let mut sink = FnSink {
-            on_event: |e: Event| {
-                failures += u64::from(scry_store::ledger::is_failed_result(&e));
-                stored.extend(StoredRequest::of(&e));
-            },
-            on_warning: |_w: Warning| {},
-        };
-        guard::parse(source, file, &mut sink).ok()?;
-        Some((scry_store::ledger::sums_of(&stored), failures))
-    }
-
     /// The cost and failed tool results of `events` (a session read from elsewhere: a team
     /// store, issue 22), summed as the ledger sums it so it equals [`Cost::of_sums`] of the
     /// same session in a local index to the last digit.
