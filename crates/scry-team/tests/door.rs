@@ -81,8 +81,12 @@ fn the_query_door_reads_the_team_store_through_the_trait() {
         serde_json::from_value(serde_json::json!({"query": "the", "global": true}))
             .expect("search request");
     assert_eq!(
-        scry_query::search(&team, &search).expect("team search").to_json(),
-        scry_query::search(&local, &search).expect("local search").to_json(),
+        scry_query::search(&team, &search)
+            .expect("team search")
+            .to_json(),
+        scry_query::search(&local, &search)
+            .expect("local search")
+            .to_json(),
         "search"
     );
 
@@ -105,6 +109,14 @@ fn the_query_door_reads_the_team_store_through_the_trait() {
     let now = scry_query::overview(&local, &uri).expect("local show after");
     let stored = scry_query::overview(&team, &uri).expect("team show after");
     let events = |o: &scry_query::Overview| o.to_json()["stats"]["events"].clone();
-    assert_ne!(events(&now), events(&before), "the local answer reads the rewritten file");
-    assert_eq!(events(&stored), events(&before), "the team store serves the pushed copy");
+    assert_ne!(
+        events(&now),
+        events(&before),
+        "the local answer reads the rewritten file"
+    );
+    assert_eq!(
+        events(&stored),
+        events(&before),
+        "the team store serves the pushed copy"
+    );
 }

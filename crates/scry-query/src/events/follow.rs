@@ -141,6 +141,35 @@ pub struct Update {
     pub gone: bool,
 }
 
+/// What a follower of one session is told, as JSON: one shape for `events --follow --json`'s
+/// notice lines and the session stream's `ready` / `notice` / `gone` / `events` messages
+/// (issue 18). Absent fields are left out: the stream names the `session`, the CLI says
+/// whether the source is `gone`.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct FollowJson<'a> {
+    /// `provider:id` (the stream's messages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<&'a str>,
+    /// The update's notice ([`Update::notice`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notice: Option<&'a str>,
+    /// The source is gone (the CLI's notice line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gone: Option<bool>,
+    /// The new events ([`Update::events`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<&'a [EventRow]>,
+    /// Events in the session now.
+    pub session_events: u32,
+}
+
+impl FollowJson<'_> {
+    /// As a JSON value (keys sorted, as every answer's).
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
 impl Follow {
     /// `provider:id` of the session.
     pub fn uri(&self) -> String {
