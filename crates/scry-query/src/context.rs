@@ -59,7 +59,10 @@ pub type Index = Box<dyn SessionIndex + Send>;
 /// per operation, like the SQLite index is opened once per operation. `Ok(None)` reads the
 /// sources directly, as without an index.
 #[derive(Clone)]
-pub struct StoreSeam(pub Arc<dyn Fn(&Context) -> QueryResult<Option<Index>> + Send + Sync>);
+pub struct StoreSeam(pub Arc<OpenIndex>);
+
+/// What a [`StoreSeam`] calls to open its index.
+pub type OpenIndex = dyn Fn(&Context) -> QueryResult<Option<Index>> + Send + Sync;
 
 impl StoreSeam {
     /// A seam that opens the index with `open`.
