@@ -29,7 +29,7 @@ use crate::Context;
 /// here for their working directories (their files are not added), so `list --provider aider`
 /// lists what `list` does. `open` is the context's index when the caller has it open already
 /// (else it is opened here).
-pub(crate) fn add(catalog: &mut Catalog, ctx: &Context, open: Option<&Store>) {
+pub(crate) fn add(catalog: &mut Catalog, ctx: &Context, open: Option<&dyn SessionIndex>) {
     let env = &ctx.env;
     if !catalog.providers.contains(&ProviderId::Aider) {
         return;
@@ -65,13 +65,17 @@ pub(crate) fn add(catalog: &mut Catalog, ctx: &Context, open: Option<&Store>) {
         }
     }
     if !unknown.is_empty() {
-        let opened = match open {
-            Some(_) => None,
-            None => crate::indexed::db_path(ctx)
+        // The context's other store when one stands behind the door, else the SQLite file
+        // when there is one (never created here).
+        let opened: Option<crate::Index> = match (open, &ctx.store) {
+            (Some(_), _) => None,
+            (None, Some(seam)) => seam.open(ctx).ok().flatten(),
+            (None, None) => crate::indexed::db_path(ctx)
                 .filter(|p| p.is_file())
-                .and_then(|p| Store::open(&p).ok()),
+                .and_then(|p| Store::open(&p).ok())
+                .map(|s| Box::new(s) as crate::Index),
         };
-        let rest = match open.or(opened.as_ref()) {
+        let rest = match open.or(opened.as_deref().map(|s| s as &dyn SessionIndex)) {
             Some(store) => from_index(ctx, store, &unknown, &mut cwds),
             None => unknown,
         };

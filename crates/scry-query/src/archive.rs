@@ -16,7 +16,7 @@
 use scry_model::{ErrorCode, Header, Timestamp};
 use scry_source::SourceFile;
 use scry_sources::Exclusions;
-use scry_store::{ArchivedRow, SessionIndex, Store};
+use scry_store::{ArchivedRow, SessionIndex};
 
 use crate::catalog::{Catalog, Entry};
 use crate::error::{QueryError, QueryResult};
@@ -98,7 +98,7 @@ pub fn fallback(
     let Some(store) = index(ctx, catalog) else {
         return Err(err);
     };
-    let files: Vec<SourceFile> = rows(&ctx.exclusions, &store)
+    let files: Vec<SourceFile> = rows(&ctx.exclusions, &*store)
         .into_iter()
         .map(|(_, f)| f)
         .collect();
@@ -115,9 +115,9 @@ pub fn fallback(
 /// The index with sources deleted since the last refresh marked archived (a stat of each
 /// indexed source not covered by a watcher's lease); `None` with `--no-index` or when the
 /// index cannot be opened.
-pub fn index(ctx: &Context, catalog: &Catalog) -> Option<Store> {
+pub fn index(ctx: &Context, catalog: &Catalog) -> Option<crate::Index> {
     let mut store = crate::indexed::open(ctx).ok().flatten()?;
-    crate::indexed::refresh(ctx, &mut store, catalog.sources(), &[]);
+    crate::indexed::refresh(ctx, &mut *store, catalog.sources(), &[]);
     Some(store)
 }
 
@@ -128,7 +128,7 @@ pub fn headers(ctx: &Context, catalog: &Catalog, known: &[Header]) -> Vec<Header
         return Vec::new();
     };
     let known: std::collections::HashSet<&str> = known.iter().map(|h| h.uri.as_str()).collect();
-    entries(&ctx.exclusions, &store)
+    entries(&ctx.exclusions, &*store)
         .into_iter()
         .map(|(e, _)| e.header)
         .filter(|h| !known.contains(h.uri.as_str()))
@@ -147,7 +147,7 @@ pub fn include(ctx: &Context, catalog: &mut Catalog) {
         .iter()
         .map(|f| (f.path.clone(), f.key.clone()))
         .collect();
-    for (_, f) in rows(&ctx.exclusions, &store) {
+    for (_, f) in rows(&ctx.exclusions, &*store) {
         if !have.contains(&(f.path.clone(), f.key.clone())) {
             catalog.files.push(f);
         }

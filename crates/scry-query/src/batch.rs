@@ -80,8 +80,8 @@ fn one(ctx: &Context, catalog: &Catalog, reference: &str) -> QueryResult<(Header
     if file.key.is_some() || !file.path.exists() {
         // Archived (S-I6): the header the index keeps.
         if let Some(store) = crate::indexed::open(ctx)? {
-            if crate::archive::lookup(&store, &file).is_some() {
-                if let Ok(h) = store.header(&file) {
+            if crate::archive::lookup(&*store, &file).is_some() {
+                if let Ok(h) = store.header((&file).into()) {
                     return Ok((h, crate::fingerprint_text(&file.path)));
                 }
             }

@@ -13,8 +13,7 @@ use scry_model::{ErrorCode, Header, ProviderId, Warning, WarningKind};
 use scry_source::guard::{self, Failure};
 use scry_source::{Source, SourceError, SourceFile};
 use scry_sources::{
-    discover_excluding, looks_like_path, registry, resolve, resolve_id, source_for, Exclusions,
-    MIN_PREFIX,
+    discover_excluding, looks_like_path, registry, resolve_id, source_for, Exclusions, MIN_PREFIX,
 };
 
 use crate::error::{QueryError, QueryResult};
@@ -51,19 +50,10 @@ pub struct Entry {
 }
 
 impl Catalog {
-    /// Runs discovery of the providers in `only` (all when empty) in `ctx`'s environment,
-    /// after its exclusions.
-    pub fn discover(ctx: &Context, only: &[ProviderId]) -> Catalog {
-        Catalog::discover_with(ctx, only, None)
-    }
-
-    /// [`Catalog::discover`] with the context's index already open (`store`): the Aider cwd
-    /// lookup reads it instead of opening a second connection.
-    pub fn discover_with(
-        ctx: &Context,
-        only: &[ProviderId],
-        store: Option<&scry_store::Store>,
-    ) -> Catalog {
+    /// Discovery of the providers in `only` (all when empty) in `ctx`'s environment, after
+    /// its exclusions, without the Aider sessions of other providers' working directories
+    /// ([`Catalog::discover`], in `discover.rs`, adds those).
+    pub(crate) fn discovered(ctx: &Context, only: &[ProviderId]) -> Catalog {
         let env = &ctx.env;
         let sources = registry();
         let mut files = Vec::new();
@@ -76,7 +66,7 @@ impl Catalog {
             files.extend(pd.discovery.files);
             warnings.extend(pd.discovery.warnings);
         }
-        let mut catalog = Catalog {
+        Catalog {
             sources,
             files,
             warnings,
@@ -85,9 +75,7 @@ impl Catalog {
             from_index: false,
             one: false,
             exclusions: ctx.exclusions.clone(),
-        };
-        crate::aider_cwds::add(&mut catalog, ctx, store);
-        catalog
+        }
     }
 
     /// The catalog `store` holds under a watcher's lease for the providers in `only` (all when
@@ -96,7 +84,7 @@ impl Catalog {
     /// discovery warnings. `None` when the index cannot say (the caller discovers instead).
     pub fn from_index(
         ctx: &Context,
-        store: &scry_store::Store,
+        store: &dyn scry_store::SessionIndex,
         only: &[ProviderId],
     ) -> Option<Catalog> {
         let spec = crate::lease::spec(ctx, only, None, None)?;
@@ -138,7 +126,7 @@ impl Catalog {
     /// Resolves the id `reference` (S-E3 without the path form) from the index alone, under a
     /// watcher's lease covering this process ([`crate::lease::leased`]): the live sources of
     /// the watched roots of the providers in `only` (all when empty) whose stored discovery id
-    /// could match ([`scry_store::Store::sources_by_id`], indexed reads), after the exclusions.
+    /// could match ([`scry_store::SessionIndex::sources_by_id`], indexed reads), after the exclusions.
     /// No directory is listed and no file is stat'ed. The catalog returned holds that one file.
     ///
     /// `None` whenever the index cannot give the answer discovery would, and the caller
@@ -148,7 +136,7 @@ impl Catalog {
     /// discovery found), or a candidate the index cannot stand in for (see `sources_by_id`).
     pub fn resolve_leased(
         ctx: &Context,
-        store: &scry_store::Store,
+        store: &dyn scry_store::SessionIndex,
         only: &[ProviderId],
         reference: &str,
     ) -> Option<(Catalog, SourceFile)> {
@@ -226,27 +214,10 @@ impl Catalog {
         }
     }
 
-    /// Resolves a reference the user gave, in the forms `ctx`'s front end allows: a path to a
-    /// session file only when [`Context::path_refs`] (the command line; a FIFO, device or
-    /// directory is refused before anything opens it), ids otherwise. Exclusions hold either
-    /// way: a file recognized by path is refused when it would have been excluded from
-    /// discovery.
-    /// Without a match, the archived sessions of the index are tried ([`crate::archive`]).
-    pub fn resolve_ref(&self, ctx: &Context, reference: &str) -> QueryResult<SourceFile> {
-        let found = if ctx.path_refs {
-            resolve(reference, &self.files, &self.sources)
-                .map_err(QueryError::from)
-                .and_then(|f| self.admit(reference, f))
-        } else {
-            self.resolve(reference)
-        };
-        found.or_else(|e| crate::archive::fallback(ctx, self, reference, e))
-    }
-
     /// `file` when the exclusions in force keep it, else not found (as if never discovered):
     /// provider and path globs from discovery data, an excluded project from the `cwd_hint`
     /// or, without one, from a bounded header scan.
-    fn admit(&self, reference: &str, file: SourceFile) -> QueryResult<SourceFile> {
+    pub(crate) fn admit(&self, reference: &str, file: SourceFile) -> QueryResult<SourceFile> {
         let ex = self.exclusions();
         if ex.is_empty() {
             return Ok(file);

@@ -9,6 +9,9 @@ use std::sync::Arc;
 use scry_source::{file_stat, Env};
 use scry_sources::Exclusions;
 
+use scry_store::SessionIndex;
+
+use crate::error::QueryResult;
 use crate::{page, progress};
 
 /// Where and how sessions are read: the environment providers see, the current directory (the
@@ -42,6 +45,42 @@ pub struct Context {
     /// one, N = the N-th most recent earlier revision (kept by the index when the source was
     /// rewritten shorter or changed; see [`session_read::open`]).
     pub revision: u32,
+    /// The store the query door reads instead of the SQLite index (issue 18: another store
+    /// behind the door, such as the team store); `None` = the SQLite index at
+    /// [`crate::indexed::db_path`]. See [`crate::indexed::open`].
+    pub store: Option<StoreSeam>,
+}
+
+/// An index of sessions as the query layer holds it: the reads of [`SessionIndex`], and, when
+/// it is the SQLite store, its refresh ([`SessionIndex::local_mut`]).
+pub type Index = Box<dyn SessionIndex + Send>;
+
+/// Opens the index a query reads in place of the SQLite one ([`Context::store`]): called once
+/// per operation, like the SQLite index is opened once per operation. `Ok(None)` reads the
+/// sources directly, as without an index.
+#[derive(Clone)]
+pub struct StoreSeam(pub Arc<OpenIndex>);
+
+/// What a [`StoreSeam`] calls to open its index.
+pub type OpenIndex = dyn Fn(&Context) -> QueryResult<Option<Index>> + Send + Sync;
+
+impl StoreSeam {
+    /// A seam that opens the index with `open`.
+    pub fn new(
+        open: impl Fn(&Context) -> QueryResult<Option<Index>> + Send + Sync + 'static,
+    ) -> Self {
+        StoreSeam(Arc::new(open))
+    }
+    /// Opens the index.
+    pub fn open(&self, ctx: &Context) -> QueryResult<Option<Index>> {
+        (self.0)(ctx)
+    }
+}
+
+impl std::fmt::Debug for StoreSeam {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StoreSeam")
+    }
 }
 
 impl Context {
@@ -58,6 +97,7 @@ impl Context {
             lease: None,
             progress: progress::Reporter::silent(),
             revision: 0,
+            store: None,
         }
     }
 }

@@ -25,7 +25,7 @@ use scry_store::{RefreshOptions, SessionIndex, Store, StoreError};
 
 use crate::catalog::Entry;
 use crate::error::QueryResult;
-use crate::Context;
+use crate::{Context, Index};
 
 /// Events per read transaction while replaying a session; each is decoded one block at a time
 /// and handed on ([`scry_store::Store::each_event`]), so memory does not grow with it.
@@ -50,7 +50,17 @@ pub fn db_path(ctx: &Context) -> Option<PathBuf> {
 /// command fails (exit 1) with one line naming the file, which stays untouched. A damaged
 /// index is replaced by a fresh one at once ([`recover`]; the command's own refresh then fills
 /// it), so nothing is read from it.
-pub fn open(ctx: &Context) -> QueryResult<Option<Store>> {
+pub fn open(ctx: &Context) -> QueryResult<Option<Index>> {
+    // Another store stands behind the door ([`Context::store`]): it is opened instead.
+    if let Some(seam) = &ctx.store {
+        return seam.open(ctx);
+    }
+    Ok(open_local(ctx)?.map(|store| Box::new(store) as Index))
+}
+
+/// [`open`]'s SQLite index at [`db_path`] (never the context's other store): for the commands
+/// that write it (`index`, `prune`, a push reading it whole).
+pub fn open_local(ctx: &Context) -> QueryResult<Option<Store>> {
     let Some(path) = db_path(ctx) else {
         return Ok(None);
     };
@@ -63,6 +73,11 @@ pub fn open(ctx: &Context) -> QueryResult<Option<Store>> {
             Ok(None)
         }
     }
+}
+
+/// The reads of an opened index, if any (`Option<&Index>` as the trait the readers take).
+pub fn reads(index: &Option<Index>) -> Option<&dyn SessionIndex> {
+    index.as_deref().map(|s| s as &dyn SessionIndex)
 }
 
 /// The one warning printed when the index cannot be used.
@@ -118,13 +133,17 @@ pub fn recover(
 /// terminal when it runs longer than a second).
 ///
 /// Skipped (the index answers as it is) while a live watcher's lease covers this process's
-/// roots and exclusions ([`crate::lease::covers`]; not under `--refresh`).
+/// roots and exclusions ([`crate::lease::covers`]; not under `--refresh`), and for a store
+/// that is not the SQLite index ([`SessionIndex::local_mut`] `None`: read-only, read as it is).
 pub fn refresh(
     ctx: &Context,
-    store: &mut Store,
+    store: &mut dyn SessionIndex,
     sources: &[Box<dyn Source>],
     files: &[SourceFile],
 ) -> bool {
+    let Some(store) = store.local_mut() else {
+        return true;
+    };
     // A watcher keeps the roots under HOME and the configured ones current, not the histories
     // Aider keeps in the directory this command runs in: with any of those, check everything.
     let local = files
@@ -320,7 +339,7 @@ pub struct ListHeaders {
     stored: HashMap<(String, String), i64>,
     /// The index, inside the read transaction the rows were read in, so the page's headers
     /// come from the same commit as the columns that sorted them.
-    store: Option<Store>,
+    store: Option<Index>,
     /// The catalog's exclusions (a stored header of an excluded project is not used).
     exclusions: std::sync::Arc<Exclusions>,
 }
@@ -328,7 +347,7 @@ pub struct ListHeaders {
 impl ListHeaders {
     /// The usage sums and failed tool results of the session of `file`: from the index's
     /// ledger when it holds the session, else from a parse
-    /// ([`crate::usage::Cost::sums_of_parse`], the same sums); `None` when neither can be read.
+    /// ([`sums_of_parse`], the same sums); `None` when neither can be read.
     pub fn ledger(
         &self,
         catalog: &crate::catalog::Catalog,
@@ -341,7 +360,7 @@ impl ListHeaders {
             );
             let sid = match self.stored.get(&key) {
                 Some(sid) => Some(*sid),
-                None => store.sid_by(file).ok().flatten(),
+                None => store.sid_by(file.into()).ok().flatten(),
             };
             if let Some(sid) = sid {
                 let sums = store.usage_sums(sid).ok()?;
@@ -349,7 +368,7 @@ impl ListHeaders {
                 return Some((sums, failures));
             }
         }
-        crate::usage::Cost::sums_of_parse(catalog, file)
+        sums_of_parse(catalog, file)
     }
 
     /// `entry` with its whole stored header (unchanged when it was parsed directly, or when the
@@ -369,6 +388,38 @@ impl ListHeaders {
             None => entry,
         }
     }
+}
+
+/// The usage sums and failed tool results of the session parsed from `file` (no index),
+/// summed as the ledger sums them so their cost equals [`crate::usage::Cost::of_sums`] of the indexed
+/// session to the last digit; `None` when the file cannot be read.
+fn sums_of_parse(
+    catalog: &crate::catalog::Catalog,
+    file: &SourceFile,
+) -> Option<(Vec<scry_store::UsageSum>, u64)> {
+    let source = catalog.source(file.provider).ok()?;
+    let mut stored: Vec<scry_store::StoredRequest> = Vec::new();
+    let mut failures = 0u64;
+    let mut sink = LedgerSink {
+        stored: &mut stored,
+        failures: &mut failures,
+    };
+    scry_source::guard::parse(source, file, &mut sink).ok()?;
+    Some((scry_store::ledger::sums_of(&stored), failures))
+}
+
+/// What [`sums_of_parse`] keeps of a parse: the requests and the failed tool results.
+struct LedgerSink<'a> {
+    stored: &'a mut Vec<scry_store::StoredRequest>,
+    failures: &'a mut u64,
+}
+
+impl EventSink for LedgerSink<'_> {
+    fn event(&mut self, e: scry_model::Event) {
+        *self.failures += u64::from(scry_store::ledger::is_failed_result(&e));
+        self.stored.extend(scry_store::StoredRequest::of(&e));
+    }
+    fn warning(&mut self, _w: Warning) {}
 }
 
 impl Drop for ListHeaders {
@@ -413,7 +464,7 @@ pub fn headers(
 /// when the index cannot be used.
 pub fn refresh_catalog(
     ctx: &Context,
-    store: &mut Store,
+    store: &mut dyn SessionIndex,
     catalog: &crate::catalog::Catalog,
     files: &[&SourceFile],
 ) -> bool {
@@ -435,35 +486,38 @@ pub fn refreshed(
     ctx: &Context,
     catalog: &crate::catalog::Catalog,
     files: &[&SourceFile],
-) -> QueryResult<Option<Store>> {
+) -> QueryResult<Option<Index>> {
     let Some(mut store) = open(ctx)? else {
         return Ok(None);
     };
-    Ok(refresh_catalog(ctx, &mut store, catalog, files).then_some(store))
+    Ok(refresh_catalog(ctx, &mut *store, catalog, files).then_some(store))
 }
 
 /// [`headers`] from an index already refreshed with `files` ([`refreshed`]).
 pub fn headers_from(
-    store: Option<Store>,
+    store: Option<Index>,
     catalog: &crate::catalog::Catalog,
     files: &[&SourceFile],
 ) -> ListHeaders {
     let mut rows: HashMap<(String, String), scry_store::ListRow> = HashMap::new();
-    let mut kept: Option<Store> = None;
+    let mut kept: Option<Index> = None;
     if let Some(store) = store {
-        match stored_rows(&store, files) {
+        match stored_rows(&*store, files) {
             Ok(r) => {
                 rows = r;
                 kept = Some(store);
             }
-            Err(e) if e.is_corrupt() => {
-                let path = store.path().to_path_buf();
+            Err(e) if e.is_corrupt() && store.local().is_some() => {
+                // Rebuilding a damaged file is the SQLite store's own business.
+                let path = store.local().map(|s| s.path().to_path_buf());
                 drop(store);
                 let owned: Vec<SourceFile> = files.iter().map(|f| (*f).clone()).collect();
-                if let Some(fresh) = recover(&path, &e.in_index(&path), catalog.sources(), &owned) {
+                let fresh = path
+                    .and_then(|path| recover(&path, &e.in_index(&path), catalog.sources(), &owned));
+                if let Some(fresh) = fresh {
                     if let Ok(r) = stored_rows(&fresh, files) {
                         rows = r;
-                        kept = Some(fresh);
+                        kept = Some(Box::new(fresh));
                     }
                 }
             }
@@ -512,7 +566,7 @@ pub fn headers_from(
 /// (path, key), read in a read transaction left open for [`ListHeaders::full`]. Any error of
 /// the index (a damaged page met mid-way included) is returned, never a partial map.
 fn stored_rows(
-    store: &Store,
+    store: &dyn SessionIndex,
     files: &[&SourceFile],
 ) -> Result<HashMap<(String, String), scry_store::ListRow>, StoreError> {
     let wanted: HashSet<(Cow<'_, str>, &str)> = files

@@ -13,6 +13,8 @@ use crate::filter::{self, KindFilter, Scope};
 use crate::page::{Cursor, Pos};
 use crate::{render, Context};
 
+pub use crate::session_row::SessionRow;
+
 /// What to list; the fields are the CLI's flags.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ListQuery {
@@ -132,49 +134,6 @@ impl ListRequest {
     }
 }
 
-/// One row: a session and the children folded under it.
-#[derive(Debug, Clone)]
-pub struct SessionRow {
-    /// The session's header.
-    pub header: Header,
-    /// Folded children by kind (`subagent: 2`).
-    pub children: BTreeMap<&'static str, usize>,
-    /// Size of the primary source in bytes.
-    pub size: u64,
-    /// The source fingerprint (S-Q3).
-    pub fingerprint: String,
-    /// The session's cost with the children folded under it (as `usage session` folds; the
-    /// session's own in [`crate::usage::Cost::own`] when it folds any), from the index's usage
-    /// ledger or, without an index, a parse; `None` when not known (then not in the JSON).
-    pub cost: Option<crate::usage::Cost>,
-    /// How many tool results of the session and its folded children failed (the ledger's
-    /// count): `failures` in the JSON, the TUI's status column, the web list's mark. `None`
-    /// when not known (then not in the JSON).
-    pub failures: Option<u64>,
-}
-
-impl SessionRow {
-    /// The JSON row: the header's fields, then `children`, `size`, `fingerprint`, `cost`
-    /// (`{"usd": …, "unpriced": {model: tokens}, "own": {…}}`, as [`crate::usage::Cost`]: `usd`
-    /// is `null` when no request was priced, never 0 for unpriced models; `own` only when
-    /// children are folded) and `failures` (failed tool results, folded children included).
-    pub fn to_json(&self) -> Value {
-        let mut v = render::header_json(&self.header);
-        if let Value::Object(map) = &mut v {
-            map.insert("children".into(), json!(self.children));
-            map.insert("size".into(), json!(self.size));
-            map.insert("fingerprint".into(), json!(self.fingerprint));
-            if let Some(c) = &self.cost {
-                map.insert("cost".into(), json!(c));
-            }
-            if let Some(n) = self.failures {
-                map.insert("failures".into(), json!(n));
-            }
-        }
-        v
-    }
-}
-
 /// A page of sessions.
 #[derive(Debug, Clone)]
 pub struct SessionList {
@@ -273,11 +232,9 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
     // Under a watcher's lease the index is the discovered set: no discovery, and `list` is
     // one SQL page when nothing needs a file's path or header (nor archived rows to merge).
     let mut store = crate::indexed::open(ctx)?;
-    let leased = store
-        .as_ref()
-        .is_some_and(|s| crate::lease::leased(ctx, s, &providers));
-    if let Some(s) = store
-        .as_ref()
+    let leased =
+        crate::indexed::reads(&store).is_some_and(|s| crate::lease::leased(ctx, s, &providers));
+    if let Some(s) = crate::indexed::reads(&store)
         .filter(|_| leased)
         .filter(|s| !with_archived || crate::archive::rows(&ctx.exclusions, *s).is_empty())
     {
@@ -291,21 +248,21 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
             return Ok(from_page(page, key, offset, q.limit, Vec::new()));
         }
     }
-    let catalog = match store.as_ref().filter(|_| leased) {
+    let catalog = match crate::indexed::reads(&store).filter(|_| leased) {
         Some(s) => Catalog::from_index(ctx, s, &providers),
         None => None,
     }
-    .unwrap_or_else(|| Catalog::discover_with(ctx, &providers, store.as_ref()));
+    .unwrap_or_else(|| Catalog::discover_with(ctx, &providers, crate::indexed::reads(&store)));
     let candidates: Vec<_> = catalog
         .files
         .iter()
         .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
         .collect();
     if let Some(mut s) = store.take() {
-        store = crate::indexed::refresh_catalog(ctx, &mut s, &catalog, &candidates).then_some(s);
+        store = crate::indexed::refresh_catalog(ctx, &mut *s, &catalog, &candidates).then_some(s);
     }
     // Archived sessions come from the index only (a separate query, merged below).
-    let archived: Vec<(Entry, crate::archive::Mark)> = match &store {
+    let archived: Vec<(Entry, crate::archive::Mark)> = match crate::indexed::reads(&store) {
         Some(s) if with_archived => crate::archive::entries(&ctx.exclusions, s)
             .into_iter()
             .filter(|(e, _)| providers.is_empty() || providers.contains(&e.header.provider))
@@ -313,7 +270,7 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
         _ => Vec::new(),
     };
     // The SQL page when there is nothing archived to merge.
-    if let Some(store) = store.as_ref().filter(|_| archived.is_empty()) {
+    if let Some(store) = crate::indexed::reads(&store).filter(|_| archived.is_empty()) {
         if let Some(page) = crate::list_sql::page(store, &catalog, &candidates, &ask) {
             return Ok(from_page(page, key, offset, q.limit, catalog.warnings));
         }

@@ -25,7 +25,7 @@ use scry_sources::Exclusions;
 
 use crate::catalog::{indexed_file, keep, Catalog};
 use crate::filter::{KindFilter, Scope};
-use crate::list::SessionRow;
+use crate::session_row::SessionRow;
 
 /// A page answered by SQL.
 pub(crate) struct Page {

@@ -200,7 +200,8 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     let mut store = indexed::open(ctx)?;
     if q.session.is_none() {
         if let Some(s) = store
-            .as_ref()
+            .as_deref()
+            .map(|s| s as &dyn scry_store::SessionIndex)
             .filter(|s| crate::lease::leased(ctx, *s, &providers))
         {
             // The filter as the other paths set it (a cursor binds it).
@@ -221,13 +222,17 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
     }
     // `--session` under a watcher's lease: the id resolved from the index, no discovery.
     let leased_one = match (&q.session, &store) {
-        (Some(id), Some(s)) => Catalog::resolve_leased(ctx, s, &providers, id),
+        (Some(id), Some(s)) => Catalog::resolve_leased(ctx, &**s, &providers, id),
         _ => None,
     };
     let (mut catalog, leased_one) = match leased_one {
         Some((catalog, file)) => (catalog, Some(file)),
         None => (
-            Catalog::discover_with(ctx, &providers, store.as_ref()),
+            Catalog::discover_with(
+                ctx,
+                &providers,
+                store.as_deref().map(|s| s as &dyn scry_store::SessionIndex),
+            ),
             None,
         ),
     };
@@ -256,19 +261,19 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
         // A session named by id whose source is gone: its header from the index, no refresh
         // (it would take the missing file for an unchanged one).
         let named = q.session.as_ref().and(files.first());
-        let archived = named.and_then(|f| crate::archive::lookup(&store, f));
+        let archived = named.and_then(|f| crate::archive::lookup(&*store, f));
         if let (Some(row), Some(f)) = (&archived, named) {
             gone.insert(f.path.clone(), row.deleted());
-            if let Ok(h) = store.header(f) {
+            if let Ok(h) = store.header(f.into()) {
                 req.filter.uris = vec![h.uri.clone()];
                 session = Some(crate::archive::mark(h));
             }
         }
         let live_n = if archived.is_some() { 0 } else { files.len() };
-        if indexed::refresh(ctx, &mut store, catalog.sources(), &files[..live_n]) {
+        if indexed::refresh(ctx, &mut *store, catalog.sources(), &files[..live_n]) {
             req.filter.live = q.live_only.then_some(true);
             if !q.live_only && q.session.is_none() {
-                for (row, f) in crate::archive::rows(&ctx.exclusions, &store) {
+                for (row, f) in crate::archive::rows(&ctx.exclusions, &*store) {
                     gone.insert(f.path.clone(), row.deleted());
                     files.push(f);
                 }
@@ -280,15 +285,17 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
             let searched: &[SourceFile] = if ctx.exclusions.is_empty() {
                 &files
             } else {
-                kept = indexed::kept_files(&ctx.exclusions, &store, &files);
+                kept = indexed::kept_files(&ctx.exclusions, &*store, &files);
                 &kept
             };
             match store.search_sources(&req, searched) {
                 Ok(r) => resp = Some(r),
                 // A damaged page met mid-search: nothing of this answer is used; a fresh index
                 // of the same files answers instead (or, failing that, a direct parse).
-                Err(e) if e.is_corrupt() => {
-                    let path = store.path().to_path_buf();
+                Err(e) if e.is_corrupt() && store.local().is_some() => {
+                    let path = store
+                        .local()
+                        .map_or_else(Default::default, |s| s.path().to_path_buf());
                     drop(store);
                     let fresh = indexed::recover(
                         &path,
@@ -405,7 +412,7 @@ fn result(
 /// refreshes as without a lease); an invalid query is an error either way.
 fn leased(
     ctx: &Context,
-    store: &scry_store::Store,
+    store: &dyn scry_store::SessionIndex,
     scope: &Scope,
     providers: &[scry_model::ProviderId],
     req: &mut SearchRequest,

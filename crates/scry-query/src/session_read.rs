@@ -16,7 +16,7 @@ pub struct Opened {
     /// The session's source.
     pub file: SourceFile,
     /// The index, refreshed for this session (`None`: `--no-index`, or the index is unusable).
-    pub index: Option<scry_store::Store>,
+    pub index: Option<crate::Index>,
     /// The index's archived row when the session's source is gone (S-I6): read from the index
     /// only, never refreshed.
     pub archived: Option<scry_store::ArchivedRow>,
@@ -34,7 +34,7 @@ pub struct Opened {
 pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
     let opened = crate::indexed::open(ctx);
     let leased = match &opened {
-        Ok(Some(store)) => Catalog::resolve_leased(ctx, store, &[], reference),
+        Ok(Some(store)) => Catalog::resolve_leased(ctx, &**store, &[], reference),
         _ => None,
     };
     let (catalog, file) = match leased {
@@ -48,15 +48,25 @@ pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
     let mut index = opened?;
     let archived = index
         .as_ref()
-        .and_then(|store| crate::archive::lookup(store, &file));
+        .and_then(|store| crate::archive::lookup(&**store, &file));
     if let Some(store) = index.as_mut().filter(|_| archived.is_none()) {
-        if !crate::indexed::refresh(ctx, store, catalog.sources(), std::slice::from_ref(&file)) {
+        if !crate::indexed::refresh(
+            ctx,
+            &mut **store,
+            catalog.sources(),
+            std::slice::from_ref(&file),
+        ) {
             index = None;
         }
     }
     let revision = match ctx.revision {
         0 => None,
-        n => Some(revision(ctx, index.as_ref(), &file, n)?),
+        n => Some(revision(
+            ctx,
+            index.as_deref().map(|s| s as &dyn scry_store::SessionIndex),
+            &file,
+            n,
+        )?),
     };
     Ok(Opened {
         catalog,
@@ -72,7 +82,7 @@ pub fn open(ctx: &Context, reference: &str) -> QueryResult<Opened> {
 /// (exit 3 for a revision the index does not hold, 2 without the index).
 pub fn revision(
     ctx: &Context,
-    index: Option<&scry_store::Store>,
+    index: Option<&dyn scry_store::SessionIndex>,
     file: &SourceFile,
     n: u32,
 ) -> QueryResult<scry_store::RevisionRow> {
@@ -110,7 +120,7 @@ impl Opened {
     /// session and the rebuild of a damaged index need the SQLite store itself.
     pub fn reads(&self) -> Option<&dyn scry_store::SessionIndex> {
         self.index
-            .as_ref()
+            .as_deref()
             .map(|s| s as &dyn scry_store::SessionIndex)
     }
 
@@ -169,7 +179,8 @@ impl Opened {
                 Err((e, delivered)) if e.is_corrupt() => {
                     self.damaged.set(true);
                     // Rebuilding aside is the SQLite store's own business.
-                    if let Some(path) = self.index.as_ref().map(|s| s.path().to_path_buf()) {
+                    let local = self.index.as_ref().and_then(|s| s.local());
+                    if let Some(path) = local.map(|s| s.path().to_path_buf()) {
                         let _ = crate::indexed::recover(
                             &path,
                             &e.in_index(&path),
@@ -281,6 +292,48 @@ impl Streamed for Stored {
     }
     fn uri(&self) -> String {
         self.session.header.uri.clone()
+    }
+    fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+    fn availability(&self) -> crate::Availability {
+        self.availability
+    }
+    fn local(&self) -> Option<&Opened> {
+        None
+    }
+}
+
+/// A session another store holds, read through its [`scry_store::SessionIndex`] (issue 18:
+/// the team store behind the door): replayed window by window as the SQLite index replays a
+/// session ([`crate::indexed::replay_at`]), with the fingerprint and availability that store
+/// tells.
+pub struct InIndex<'a> {
+    /// The store's reads.
+    pub index: &'a dyn scry_store::SessionIndex,
+    /// The session's source (on the machine it came from).
+    pub path: std::path::PathBuf,
+    /// Its key inside a multi-session source.
+    pub key: Option<String>,
+    /// `provider:id`.
+    pub uri: String,
+    /// Its source's fingerprint when it was stored.
+    pub fingerprint: u64,
+    /// Live / persisted as that store tells.
+    pub availability: crate::Availability,
+}
+
+impl Streamed for InIndex<'_> {
+    fn stream(&self, sink: &mut dyn EventSink) -> QueryResult<Header> {
+        let at = scry_store::SessionRef::Source {
+            path: &self.path,
+            key: self.key.as_deref(),
+        };
+        crate::indexed::replay_at(self.index, at, sink)
+            .map_err(|e| QueryError::new(e.code(), e.to_string()))
+    }
+    fn uri(&self) -> String {
+        self.uri.clone()
     }
     fn fingerprint(&self) -> u64 {
         self.fingerprint

@@ -76,6 +76,15 @@ pub enum StoreError {
     /// The caller stopped the operation (the progress callback returned `false`).
     #[error("aborted")]
     Aborted,
+    /// An error of another store behind [`crate::SessionIndex`] (the team store), with the
+    /// closed code it carries and its own words.
+    #[error("{message}")]
+    Other {
+        /// The closed code (S-Q7).
+        code: ErrorCode,
+        /// The store's one line.
+        message: String,
+    },
 }
 
 impl StoreError {
@@ -96,6 +105,7 @@ impl StoreError {
             }
             StoreError::IndexBuild(_) => ErrorCode::IndexBuildFailure,
             StoreError::Aborted => ErrorCode::Aborted,
+            StoreError::Other { code, .. } => *code,
         }
     }
 

@@ -24,6 +24,16 @@
 //!   ([`SessionIndex::begin_read`] / [`SessionIndex::end_read`]: reads in between see one
 //!   commit; a store without transactions may make them no-ops).
 //!
+//! - **ledger**: a session's key ([`SessionIndex::sid_by`]), its priced requests
+//!   ([`SessionIndex::requests`]) and the sources active / idle since a time (usage's window);
+//! - **discovery by id**: the live sources whose discovery id matches
+//!   ([`SessionIndex::sources_by_id`]; `None` when the store cannot stand in for discovery).
+//!
+//! Writing (refresh, rebuild, recover, the lease) is the SQLite store's own: a store that can
+//! be written answers [`SessionIndex::local`] / [`SessionIndex::local_mut`] with itself; a
+//! read-only store (the team store) keeps the defaults (`None`) and the query layer reads it
+//! as it is, never refreshing it.
+//!
 //! `sid`s are the store's own stable session keys: they come from a row the same store gave
 //! ([`ListRow::sid`], [`PageRow::sid`], [`ArchivedRow::sid`]) and mean nothing elsewhere.
 //! Every method reports failure as a [`StoreError`] (its [`StoreError::code`] is the S-Q7 code
@@ -37,8 +47,11 @@ use scry_source::SourceFile;
 
 use crate::{
     ArchivedRow, IndexedSource, Lease, ListMode, ListRow, ListSpec, PageRow, Result, RevisionRow,
-    SearchRequest, SearchResponse, SessionFacts, SessionRef, SourceCwd, Store, UsageSum,
+    SearchRequest, SearchResponse, SessionFacts, SessionRef, SourceCwd, Store, StoredRequest,
+    UsageSum,
 };
+use scry_model::Timestamp;
+use std::collections::HashSet;
 
 /// The read side of an index of sessions (see the module documentation).
 pub trait SessionIndex {
@@ -131,6 +144,44 @@ pub trait SessionIndex {
     fn begin_read(&self) -> Result<bool>;
     /// Ends the open read snapshot, if any.
     fn end_read(&self);
+
+    /// The key of the session at `at`, if stored.
+    fn sid_by(&self, at: SessionRef<'_>) -> Result<Option<i64>>;
+    /// The session's header and its priced requests from the ledger (`None` when not stored).
+    fn requests(&self, at: SessionRef<'_>) -> Result<Option<(Header, Vec<StoredRequest>)>>;
+    /// `(path, key)` of the sources whose sessions were last active before `since` (all but
+    /// `keep`'s provider when given).
+    fn sources_idle_since(
+        &self,
+        since: Timestamp,
+        keep: Option<&str>,
+    ) -> Result<HashSet<(String, String)>>;
+    /// The sources with a request since `since`, with their session keys.
+    fn sources_active_since(
+        &self,
+        since: Timestamp,
+        keep: Option<&str>,
+    ) -> Result<Vec<(IndexedSource, i64)>>;
+    /// The live sources of `spec` whose discovery id is `id` (or starts with it when
+    /// `prefix`), of `provider` when given; `None` when the store cannot stand in for
+    /// discovery.
+    fn sources_by_id(
+        &self,
+        spec: &ListSpec,
+        provider: Option<ProviderId>,
+        id: &str,
+        prefix: bool,
+    ) -> Result<Option<Vec<IndexedSource>>>;
+
+    /// The SQLite store itself when this index is one (its file, refresh, rebuild, lease);
+    /// `None` for a read-only store.
+    fn local(&self) -> Option<&Store> {
+        None
+    }
+    /// [`SessionIndex::local`], writable.
+    fn local_mut(&mut self) -> Option<&mut Store> {
+        None
+    }
 }
 
 impl SessionIndex for Store {
@@ -248,5 +299,40 @@ impl SessionIndex for Store {
     }
     fn end_read(&self) {
         Store::end_read(self)
+    }
+    fn sid_by(&self, at: SessionRef<'_>) -> Result<Option<i64>> {
+        Store::sid_by(self, at)
+    }
+    fn requests(&self, at: SessionRef<'_>) -> Result<Option<(Header, Vec<StoredRequest>)>> {
+        Store::requests(self, at)
+    }
+    fn sources_idle_since(
+        &self,
+        since: Timestamp,
+        keep: Option<&str>,
+    ) -> Result<HashSet<(String, String)>> {
+        Store::sources_idle_since(self, since, keep)
+    }
+    fn sources_active_since(
+        &self,
+        since: Timestamp,
+        keep: Option<&str>,
+    ) -> Result<Vec<(IndexedSource, i64)>> {
+        Store::sources_active_since(self, since, keep)
+    }
+    fn sources_by_id(
+        &self,
+        spec: &ListSpec,
+        provider: Option<ProviderId>,
+        id: &str,
+        prefix: bool,
+    ) -> Result<Option<Vec<IndexedSource>>> {
+        Store::sources_by_id(self, spec, provider, id, prefix)
+    }
+    fn local(&self) -> Option<&Store> {
+        Some(self)
+    }
+    fn local_mut(&mut self) -> Option<&mut Store> {
+        Some(self)
     }
 }

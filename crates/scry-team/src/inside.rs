@@ -1,6 +1,7 @@
 //! Reads inside one stored session — `turn` (and the event window), `events`, the ledgers
 //! (`commands`, `files`, `errors`, `jobs`) — and `usage` over the stored sessions, from the team
-//! store: scry-query's own operations run over the stored copy ([`Stored`]), so the JSON equals
+//! store: scry-query's own operations run over the stored copy, read through the team store's
+//! [`scry_store::SessionIndex`] ([`crate::index::TeamIndex`]), so the JSON equals
 //! the local answer for the same session, plus the session's `machine`
 //! ([`Team::to_json`](crate::read::Team::to_json)).
 //!
@@ -13,7 +14,6 @@ use scry_query::events::relations::relations_from;
 use scry_query::events::{events_from, EventPage, EventQuery, PageRequest, Relations};
 use scry_query::ops::{self, fold_ledgers};
 use scry_query::read::read_from;
-use scry_query::session_read::Stored;
 use scry_query::usage::{
     fold_roots, usage_from, Pricing, Request, SessionUsage, UsageReport, UsageRequest,
 };
@@ -23,7 +23,8 @@ use scry_query::{
 };
 use serde_json::Value;
 
-use crate::read::{at_key, Sessions, Store, Team, STORED};
+use crate::index::through;
+use crate::read::{at_key, Sessions, Store, Team};
 
 impl Sessions for TurnPage {
     fn json(&self) -> Value {
@@ -67,22 +68,6 @@ macro_rules! fact_reports {
 }
 fact_reports!(CommandsReport, FilesReport, ErrorsReport, JobsReport);
 
-/// The stored session `reference` names and its machine.
-fn stored(store: &mut Store, reference: &str) -> QueryResult<(Stored, String)> {
-    let r = store.resolve(reference)?;
-    let session = store.session(&r)?;
-    // The fingerprint the source had when pushed (hex of scry-query's `source_fingerprint`).
-    let fingerprint = u64::from_str_radix(&r.fingerprint, 16).unwrap_or_default();
-    Ok((
-        Stored {
-            session,
-            fingerprint,
-            availability: STORED,
-        },
-        r.machine,
-    ))
-}
-
 fn team<T>(report: T, machine: String) -> Team<T> {
     Team {
         report,
@@ -92,8 +77,8 @@ fn team<T>(report: T, machine: String) -> Team<T> {
 
 /// `turn` (one page of a read) from the team store.
 pub fn read(store: &mut Store, req: &ReadRequest) -> QueryResult<Team<TurnPage>> {
-    let (s, machine) = stored(store, &req.id)?;
-    Ok(team(read_from(&s, req)?, machine))
+    let (page, machine) = through(store, &req.id, |s, _| read_from(s, req))?;
+    Ok(team(page, machine))
 }
 
 /// `events` (one page) from the team store.
@@ -103,14 +88,14 @@ pub fn events(
     q: &EventQuery,
     page: &PageRequest,
 ) -> QueryResult<Team<EventPage>> {
-    let (s, machine) = stored(store, reference)?;
-    Ok(team(events_from(&s, q, page)?, machine))
+    let (page, machine) = through(store, reference, |s, _| events_from(s, q, page))?;
+    Ok(team(page, machine))
 }
 
 /// `events --relations` (one event's relations) from the team store.
 pub fn relations(store: &mut Store, reference: &str, seq: u32) -> QueryResult<Team<Relations>> {
-    let (s, machine) = stored(store, reference)?;
-    Ok(team(relations_from(&s, seq)?, machine))
+    let (found, machine) = through(store, reference, |s, _| relations_from(s, seq))?;
+    Ok(team(found, machine))
 }
 
 /// The session `reference` names, read for its ledgers, and its machine.
@@ -118,8 +103,7 @@ fn ledgers(
     store: &mut Store,
     reference: &str,
 ) -> QueryResult<(scry_model::Session, Facts, String)> {
-    let (s, machine) = stored(store, reference)?;
-    let (session, facts, _) = fold_ledgers(&s)?;
+    let ((session, facts, _), machine) = through(store, reference, |s, _| fold_ledgers(s))?;
     Ok((session, facts, machine))
 }
 

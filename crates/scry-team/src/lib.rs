@@ -10,6 +10,8 @@
 //! - [`schema`]: the tables, versioned by [`schema::SCHEMA_VERSION`], created and migrated by
 //!   the pusher; readers only check the version, so a read-only role is enough for them.
 //! - [`push`]: mirrors the local index, one transaction per session, only changed sessions.
+//! - [`index`]: the team store as scry-query's [`scry_store::SessionIndex`] (read-only), what
+//!   the front ends' per-session reads and search go through.
 //! - [`read`]: list, show, turns and search from the team store; [`inside`]: turn, events,
 //!   the ledgers and usage.
 //! - [`pool`]: open stores kept between a server's requests.
@@ -17,6 +19,7 @@
 
 pub mod cluster;
 pub mod connect;
+pub mod index;
 pub mod inside;
 pub mod pool;
 pub mod push;

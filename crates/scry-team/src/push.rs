@@ -85,7 +85,7 @@ pub fn push(ctx: &Context, url: &str, opts: &PushOptions) -> QueryResult<PushRep
     crate::schema::ensure(&mut client, &target)?;
     crate::schema::check_writable(&mut client, &target)?;
     let catalog = Catalog::discover(ctx, &[]);
-    let mut store = indexed::open(ctx)?.ok_or_else(|| {
+    let mut store = indexed::open_local(ctx)?.ok_or_else(|| {
         QueryError::usage(
             ErrorCode::InvalidQuery,
             "scry push reads the local index: it cannot run with --no-index",

@@ -25,11 +25,17 @@ use scry_query::{
     Availability, Context, ListQuery, Overview, QueryError, QueryResult, SearchQuery, SearchResult,
     SessionList, TurnsDir,
 };
-use scry_source::{EventSink, SourceFile};
+use scry_source::SourceFile;
 use scry_store::{SearchMode, TermsOperator};
 use serde_json::Value;
 
+use scry_query::overview::overview_from;
+use scry_query::session_read::Streamed;
+use scry_query::turns::turns_from;
+use scry_store::SessionIndex;
+
 use crate::connect::{db_error, Target};
+use crate::index::{through, TeamIndex};
 use crate::stored;
 
 /// A report from the team store and the machine of each session it holds, in the order of
@@ -220,7 +226,11 @@ impl Store {
         &self.target
     }
 
-    fn rows(&mut self, filter: &str, params: &[&(dyn ToSql + Sync)]) -> QueryResult<Vec<Row>> {
+    pub(crate) fn rows(
+        &mut self,
+        filter: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> QueryResult<Vec<Row>> {
         let sql =
             format!("SELECT {ROW_COLS} FROM scry_sessions WHERE {filter} ORDER BY machine, id");
         let rows = self
@@ -245,7 +255,7 @@ impl Store {
     }
 
     /// The compressed bodies of `rows` still stored, as (index in `rows`, body), in order.
-    fn bodies(&mut self, rows: &[Row]) -> QueryResult<Vec<(usize, Vec<u8>)>> {
+    pub(crate) fn bodies(&mut self, rows: &[Row]) -> QueryResult<Vec<(usize, Vec<u8>)>> {
         let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
         let mut found: HashMap<i64, Vec<u8>> = self
             .client
@@ -331,19 +341,6 @@ fn like_escape(s: &str) -> String {
     out
 }
 
-/// Replays a stored session into a sink, as a local read streams it.
-fn replay(session: Session) -> impl FnOnce(&mut dyn EventSink) -> QueryResult<Header> {
-    move |sink| {
-        for e in session.events {
-            sink.event(e);
-        }
-        for w in session.warnings {
-            sink.warning(w);
-        }
-        Ok(session.header)
-    }
-}
-
 /// A stored session is persisted (the store holds it); its source is on another machine.
 pub(crate) const STORED: Availability = Availability {
     live: false,
@@ -422,25 +419,28 @@ pub fn list(
 
 /// `show` from the team store.
 pub fn overview(ctx: &Context, store: &mut Store, reference: &str) -> QueryResult<Team<Overview>> {
-    let r = store.resolve(reference)?;
-    let session = store.session(&r)?;
-    let report =
-        scry_query::overview::overview_from(ctx, replay(session), r.fingerprint.clone(), STORED)?;
+    let (report, machine) = through(store, reference, |s, r| {
+        overview_from(ctx, |sink| s.stream(sink), r.fingerprint.clone(), STORED)
+    })?;
     Ok(Team {
         report,
-        machines: vec![r.machine],
+        machines: vec![machine],
     })
 }
 
 /// `turns` from the team store.
 pub fn turns(store: &mut Store, reference: &str, keep_chars: usize) -> QueryResult<Team<TurnsDir>> {
-    let r = store.resolve(reference)?;
-    let session = store.session(&r)?;
-    let report =
-        scry_query::turns::turns_from(replay(session), keep_chars, r.fingerprint.clone(), STORED)?;
+    let (report, machine) = through(store, reference, |s, r| {
+        turns_from(
+            |sink| s.stream(sink),
+            keep_chars,
+            r.fingerprint.clone(),
+            STORED,
+        )
+    })?;
     Ok(Team {
         report,
-        machines: vec![r.machine],
+        machines: vec![machine],
     })
 }
 
@@ -482,11 +482,14 @@ pub fn search(
     let providers = filter::providers(q.provider.as_deref())?;
     let mut req = scry_query::search::request(ctx, q, &providers)?;
     let mut within = None;
+    let mut view = machine.map(str::to_string);
     let rows: Vec<Row> = match &q.session {
         Some(reference) => {
             let r = store.resolve(reference)?;
             req.filter.uris = vec![r.header.uri.clone()];
             within = Some(r.header.clone());
+            // The one machine's copy: the view is bound to it.
+            view = Some(r.machine.clone());
             vec![r]
         }
         None => match narrowing(q, &req) {
@@ -504,7 +507,12 @@ pub fn search(
             }
         },
     };
-    let response = stream_search(store, &rows, &req)?;
+    // Through the team store's `SessionIndex`, as the local search asks the SQLite index for
+    // the sessions of its sources.
+    let files: Vec<SourceFile> = rows.iter().map(|r| r.entry().file).collect();
+    let response = TeamIndex::new(&mut *store, view.as_deref())
+        .search_sources(&req, &files)
+        .map_err(|e| scry_query::search::with_query(scry_query::search::store_error(&e), &req))?;
     let mut tags = Tags::of(&rows);
     let (mut machines, mut fingerprints) = (Vec::new(), Vec::new());
     for s in &response.sessions {
@@ -524,47 +532,6 @@ pub fn search(
             deleted,
         },
         machines,
-    })
-}
-
-/// Sessions whose bodies one query reads while search streams them.
-const BATCH: usize = 16;
-
-/// scry's matcher over the stored sessions of `rows`, read in batches and matched one at a
-/// time ([`scry_store::search_direct_each`]): memory holds one batch of compressed bodies, one
-/// decoded session and the ranking's page, not every candidate.
-fn stream_search(
-    store: &mut Store,
-    rows: &[Row],
-    req: &scry_store::SearchRequest,
-) -> QueryResult<scry_store::SearchResponse> {
-    let store = std::cell::RefCell::new(store);
-    let batches = rows.chunks(BATCH).enumerate().flat_map(|(b, chunk)| {
-        // A session replaced by a push since `rows` were read has a new id: left out.
-        let read: Vec<QueryResult<(usize, Vec<u8>)>> = match store.borrow_mut().bodies(chunk) {
-            Ok(bodies) => bodies.into_iter().map(Ok).collect(),
-            Err(e) => vec![Err(e)],
-        };
-        // Decoded one at a time, as the matcher asks.
-        read.into_iter().map(move |item| {
-            let (i, body) = item?;
-            let decoded = stored::decode(&body)?;
-            Ok((
-                b * BATCH + i,
-                Session {
-                    header: chunk[i].header.clone(),
-                    events: decoded.events,
-                    warnings: decoded.warnings,
-                },
-            ))
-        })
-    });
-    let reread = |pos: usize| store.borrow_mut().session(&rows[pos]);
-    scry_store::search_direct_each(req, batches, reread).map_err(|e| match e {
-        scry_store::EachError::Search(e) => {
-            scry_query::search::with_query(scry_query::search::store_error(&e), req)
-        }
-        scry_store::EachError::Read(e) => e,
     })
 }
 

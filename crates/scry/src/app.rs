@@ -114,6 +114,7 @@ fn build_ctx(cli: &Cli) -> CliResult<Ctx> {
         lease,
         progress: scry_query::progress::Reporter::new(crate::progress::RefreshBars),
         revision: crate::commands::revision_of(&cli.command),
+        store: None,
     };
     Ok(Ctx {
         json: cli.global.json,

@@ -3,27 +3,17 @@
 //! module; `use` trees and `crate::` / `super::` / `self::` / child-module paths, re-exports
 //! followed to the module that defines the name, comments, strings and `mod tests` left out)
 //! and lists its strongly connected components. crates/scry must have none; scry-query's may
-//! only lie inside the circles named in [`QUERY_CIRCLES`] (left for a later change).
+//! only lie inside the circles named in [`QUERY_CIRCLES`] (none left).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-/// The import circles scry-query still has: the catalog / archive / index / usage core (the
-/// catalog falls back to the archive and adds Aider's cwds; those read the catalog) and the
-/// list with its SQL page (which builds the list's rows). A component found must lie inside
-/// one of these.
-const QUERY_CIRCLES: &[&[&str]] = &[
-    &[
-        "aider_cwds.rs",
-        "archive.rs",
-        "availability.rs",
-        "catalog.rs",
-        "indexed.rs",
-        "session_read.rs",
-        "usage/mod.rs",
-    ],
-    &["list.rs", "list_sql.rs"],
-];
+/// The import circles scry-query may still have: none. (Until session 34 the catalog /
+/// archive / index / usage core was one — the catalog fell back to the archive and added
+/// Aider's cwds, the index priced parsed rows with `usage::Cost` — and `list` ↔ `list_sql`
+/// another; discovery and resolution moved to `discover.rs` above the catalog, the parse
+/// fallback of the list's ledger into `indexed`, and the list's row to `session_row`.)
+const QUERY_CIRCLES: &[&[&str]] = &[];
 
 type Segs = Vec<String>;
 

@@ -34,6 +34,12 @@ impl From<String> for Output {
     }
 }
 
+/// [`json_out`] of a typed answer: serialized through a [`serde_json::Value`] first, so its keys
+/// are sorted as every `json!` answer's (serde_json keeps a map's keys in order).
+pub fn typed_out<T: serde::Serialize>(v: &T) -> String {
+    json_out(&serde_json::to_value(v).unwrap_or_default())
+}
+
 /// Serializes a JSON value followed by a newline.
 pub fn json_out(v: &serde_json::Value) -> String {
     let mut s = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".to_string());

@@ -141,6 +141,35 @@ pub struct Update {
     pub gone: bool,
 }
 
+/// What a follower of one session is told, as JSON: one shape for `events --follow --json`'s
+/// notice lines and the session stream's `ready` / `notice` / `gone` / `events` messages
+/// (issue 18). Absent fields are left out: the stream names the `session`, the CLI says
+/// whether the source is `gone`.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct FollowJson<'a> {
+    /// `provider:id` (the stream's messages).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<&'a str>,
+    /// The update's notice ([`Update::notice`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notice: Option<&'a str>,
+    /// The source is gone (the CLI's notice line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gone: Option<bool>,
+    /// The new events ([`Update::events`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<&'a [EventRow]>,
+    /// Events in the session now.
+    pub session_events: u32,
+}
+
+impl FollowJson<'_> {
+    /// As a JSON value (keys sorted, as every answer's).
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}
+
 impl Follow {
     /// `provider:id` of the session.
     pub fn uri(&self) -> String {
@@ -216,13 +245,16 @@ impl Follow {
         };
         if let Some(store) = self.opened.index.as_mut().filter(|_| !whole) {
             let file = self.opened.file.clone();
-            let refreshed = crate::indexed::refresh_now(
-                &self.progress,
-                store,
-                self.opened.catalog.sources(),
-                std::slice::from_ref(&file),
-            );
-            match refreshed.then(|| read_new(store, &file, from, &mut sink)) {
+            // A read-only store (not the SQLite index) is read as it is.
+            let refreshed = store.local_mut().is_none_or(|store| {
+                crate::indexed::refresh_now(
+                    &self.progress,
+                    store,
+                    self.opened.catalog.sources(),
+                    std::slice::from_ref(&file),
+                )
+            });
+            match refreshed.then(|| read_new(&**store, &file, from, &mut sink)) {
                 Some(Ok(())) => {}
                 // The index could not answer: read the source directly from now on.
                 _ => {
@@ -234,7 +266,7 @@ impl Follow {
             }
         } else if whole && self.opened.index.is_some() {
             let file = self.opened.file.clone();
-            if let Some(store) = self.opened.index.as_mut() {
+            if let Some(store) = self.opened.index.as_mut().and_then(|s| s.local_mut()) {
                 let _ = crate::indexed::refresh_now(
                     &self.progress,
                     store,
@@ -273,7 +305,7 @@ impl Follow {
 /// Reads the events of `file` from seq `from` on out of the (refreshed) index into `sink`;
 /// `Err` when the index does not hold the session or cannot be read.
 fn read_new(
-    store: &scry_store::Store,
+    store: &dyn scry_store::SessionIndex,
     file: &scry_source::SourceFile,
     from: u32,
     sink: &mut Tail<'_>,
@@ -284,14 +316,14 @@ fn read_new(
     {
         return Err(());
     }
-    let n = store.event_count(file).map_err(|_| ())?;
+    let n = store.event_count(file.into()).map_err(|_| ())?;
     sink.total = sink.total.max(n);
     let mut a = from;
     while a < n {
         let b = a.saturating_add(CHUNK - 1).min(n - 1);
-        for e in store.events(file, a..=b).map_err(|_| ())? {
-            sink.event(e);
-        }
+        store
+            .each_event(file.into(), a..=b, &mut |e| sink.event(e))
+            .map_err(|_| ())?;
         a = b + 1;
     }
     Ok(())

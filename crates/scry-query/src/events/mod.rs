@@ -29,7 +29,7 @@ use crate::page::{self, Cursor, Pos};
 use crate::{render, session_read, Availability, Context};
 
 pub use clause::{EventQuery, Filters, TextClause, TextMatch};
-pub use follow::{follow, follow_live, Follow, Update};
+pub use follow::{follow, follow_live, Follow, FollowJson, Update};
 pub use relations::{relations, Link, Related, Relations};
 pub use surface::SurfaceScan;
 

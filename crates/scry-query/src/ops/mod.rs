@@ -169,11 +169,18 @@ pub fn use_index(ctx: &Context, l: &mut Loaded) -> Option<Vec<ReferenceCandidate
         // current session's).
         return None;
     }
-    let path = crate::indexed::db_path(ctx)?;
-    if !path.exists() {
-        return None;
-    }
-    let store = scry_store::Store::open(&path).ok()?;
+    // The context's other store when one stands behind the door, else the SQLite file when
+    // there is one (never created, refreshed or rebuilt here).
+    let store: crate::Index = match &ctx.store {
+        Some(seam) => seam.open(ctx).ok()??,
+        None => {
+            let path = crate::indexed::db_path(ctx)?;
+            if !path.exists() {
+                return None;
+            }
+            Box::new(scry_store::Store::open(&path).ok()?)
+        }
+    };
     // By uri, or, when two files hold this session id, by the source it was read from.
     let mut at = scry_store::SessionRef::Uri(&l.session.header.uri);
     if let Err(scry_store::StoreError::AmbiguousSession { .. }) = store.header(at) {

@@ -107,9 +107,9 @@ pub fn collect(
     };
     // Under a watcher's lease the index is the discovered set (as for `list`): no discovery.
     let leased = index
-        .as_ref()
+        .as_deref()
         .is_some_and(|s| crate::lease::leased(ctx, s, providers));
-    let catalog = match index.as_ref().filter(|_| leased) {
+    let catalog = match index.as_deref().filter(|_| leased) {
         Some(s) => Catalog::from_index(ctx, s, providers),
         None => None,
     }
@@ -117,7 +117,7 @@ pub fn collect(
     let mut warnings = catalog.warnings.clone();
     if let Some(store) = index.as_mut() {
         let all: Vec<&SourceFile> = catalog.files.iter().collect();
-        if !crate::indexed::refresh_catalog(ctx, store, &catalog, &all) {
+        if !crate::indexed::refresh_catalog(ctx, &mut **store, &catalog, &all) {
             index = None;
         }
     }
@@ -142,7 +142,11 @@ pub fn collect(
                 continue;
             }
         }
-        match read_one(&catalog, index.as_ref(), file) {
+        match read_one(
+            &catalog,
+            index.as_deref().map(|s| s as &dyn scry_store::SessionIndex),
+            file,
+        ) {
             Ok((header, requests)) => {
                 // Excluded projects drop out; the parent discovery knows fills a missing one.
                 let Some(entry) = crate::catalog::keep(&ctx.exclusions, file, header) else {
@@ -214,11 +218,11 @@ pub fn fold_roots(sessions: &mut [SessionUsage]) {
 /// session (no event is decoded), else parsed.
 fn read_one(
     catalog: &Catalog,
-    index: Option<&scry_store::Store>,
+    index: Option<&dyn scry_store::SessionIndex>,
     file: &SourceFile,
 ) -> Result<(Header, Vec<Request>), Warning> {
     if let Some(store) = index {
-        if let Ok(Some((h, stored))) = store.requests(file) {
+        if let Ok(Some((h, stored))) = store.requests(file.into()) {
             let requests = stored.into_iter().map(Request::from).collect();
             return Ok((crate::indexed::normalize(h), requests));
         }
@@ -312,27 +316,6 @@ impl Cost {
             own: Some(Box::new(own_cost)),
             ..Cost::of_sums(&all, table)
         }
-    }
-
-    /// The usage sums and failed tool results of the session parsed from `file` (no index),
-    /// summed as the ledger sums them so their cost equals [`Cost::of_sums`] of the indexed
-    /// session to the last digit; `None` when the file cannot be read.
-    pub(crate) fn sums_of_parse(
-        catalog: &Catalog,
-        file: &SourceFile,
-    ) -> Option<(Vec<UsageSum>, u64)> {
-        let source = catalog.source(file.provider).ok()?;
-        let mut stored: Vec<StoredRequest> = Vec::new();
-        let mut failures = 0u64;
-        let mut sink = FnSink {
-            on_event: |e: Event| {
-                failures += u64::from(scry_store::ledger::is_failed_result(&e));
-                stored.extend(StoredRequest::of(&e));
-            },
-            on_warning: |_w: Warning| {},
-        };
-        guard::parse(source, file, &mut sink).ok()?;
-        Some((scry_store::ledger::sums_of(&stored), failures))
     }
 
     /// The cost and failed tool results of `events` (a session read from elsewhere: a team

@@ -48,7 +48,7 @@ pub(crate) fn collect(
     if !rows.iter().any(|(s, _)| s.id.as_deref() == Some(keep)) {
         return Ok(None);
     }
-    let leased = crate::lease::covers(ctx, &store);
+    let leased = crate::lease::covers(ctx, &*store);
     // What discovery would search: every asked provider's roots (without the working
     // directory under a lease, as the watcher keeps them), after the exclusions.
     let env = if leased {
@@ -78,14 +78,14 @@ pub(crate) fn collect(
                 && ctx.exclusions.check(f).is_none()
         })
         .collect();
-    if !leased && !fresh(ctx, &mut store, &sources, &mut files, keep) {
+    if !leased && !fresh(ctx, &mut *store, &sources, &mut files, keep) {
         return Ok(None);
     }
     let catalog = Catalog::of_files(ctx, files.into_iter().map(|(f, _)| f).collect(), true);
     let mut sessions = Vec::new();
     let mut warnings = Vec::new();
     for file in &catalog.files {
-        match read_one(&catalog, Some(&store), file) {
+        match read_one(&catalog, Some(&*store), file) {
             Ok((header, requests)) => {
                 let Some(entry) = crate::catalog::keep(&ctx.exclusions, file, header) else {
                     continue;
@@ -105,7 +105,7 @@ pub(crate) fn collect(
 /// Claude session `keep` join `files`. `false` when the index could not be refreshed.
 fn fresh(
     ctx: &Context,
-    store: &mut scry_store::Store,
+    store: &mut dyn scry_store::SessionIndex,
     sources: &[Box<dyn scry_source::Source>],
     files: &mut Vec<(SourceFile, i64)>,
     keep: &str,
@@ -166,7 +166,11 @@ fn fresh(
         *files = kept;
     }
     files.sort_by(|a, b| (&a.0.path, &a.0.key).cmp(&(&b.0.path, &b.0.key)));
-    stale.is_empty() || crate::indexed::refresh_now(&ctx.progress, store, sources, &stale)
+    // A read-only store (not the SQLite index) answers as it is.
+    stale.is_empty()
+        || store
+            .local_mut()
+            .is_none_or(|s| crate::indexed::refresh_now(&ctx.progress, s, sources, &stale))
 }
 
 /// The `*.jsonl` files in `dir` and its subdirectories down to `depth` levels (a Claude

@@ -15,7 +15,7 @@ use scry_query::progress::Progress as _;
 use scry_source::Source;
 use scry_source::SourceFile;
 use scry_store::{Progress, RefreshOptions, RefreshReport, Store, StoreError};
-use serde_json::json;
+use serde::Serialize;
 
 use crate::catalog::Catalog;
 use crate::ctx::Ctx;
@@ -164,12 +164,8 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
         );
     }
     if ctx.json {
-        let mut v = to_json(&report, pruned, &store);
-        v["rebuilt"] = json!(rebuilt);
-        if rebuilt {
-            v["carried"] = json!(report.carried);
-            v["carry_lost"] = json!(report.carry_lost);
-        }
+        let v = IndexJson::of(&report, pruned.as_ref(), &store, rebuilt);
+        let v = serde_json::to_value(&v).unwrap_or_default();
         return Ok(crate::output::json_out(&v).into());
     }
     Ok(text(&report, pruned, &store, rebuilt).into())
@@ -181,7 +177,7 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
 /// (the caller discovers) when the lease does not cover, the index cannot resolve it as
 /// discovery would, or the file is gone.
 fn leased_one(ctx: &Ctx, reference: &str) -> Option<(Catalog, SourceFile)> {
-    let store = indexed::open(ctx).ok()??;
+    let store = indexed::open_local(ctx).ok()??;
     let (catalog, mut file) = Catalog::resolve_leased(ctx, &store, &[], reference)?;
     let meta = std::fs::metadata(&file.path).ok().filter(|m| m.is_file())?;
     (file.size, file.mtime_ns) = scry_source::metadata_stat(&meta);
@@ -291,32 +287,74 @@ fn wrote(r: &RefreshReport) -> bool {
     r.parsed + r.resumed + r.hashed + r.vanished + r.revived + r.failed.len() > 0
 }
 
-fn to_json(
-    r: &RefreshReport,
-    pruned: Option<super::prune::Pruned>,
-    store: &Store,
-) -> serde_json::Value {
-    let failed: Vec<_> = r
-        .failed
-        .iter()
-        .map(|f| json!({"path": f.path, "key": f.key, "message": f.message}))
-        .collect();
-    json!({
-        "index": store.path(),
-        "files": r.files,
-        "unchanged": r.unchanged,
-        "hashed": r.hashed,
-        "parsed": r.parsed,
-        "resumed": r.resumed,
-        "vanished": r.vanished,
-        "revived": r.revived,
-        "bytes_hashed": r.bytes_hashed,
-        "events_written": r.events_written,
-        "failed": failed,
-        "pruned": pruned.as_ref().map(|p| p.rows.len()),
-        "pruned_revisions": pruned.as_ref().map(|p| p.revisions.len()),
-        "prune": pruned.as_ref().map(super::prune::Pruned::to_json),
-    })
+/// `index --json`: the refresh's counts, its failures, what `--prune` removed and, when the
+/// index was rebuilt, what was carried over.
+#[derive(Serialize)]
+struct IndexJson<'a> {
+    index: &'a std::path::Path,
+    files: usize,
+    unchanged: usize,
+    hashed: usize,
+    parsed: usize,
+    resumed: usize,
+    vanished: usize,
+    revived: usize,
+    bytes_hashed: u64,
+    events_written: u64,
+    failed: Vec<FailedJson<'a>>,
+    pruned: Option<usize>,
+    pruned_revisions: Option<usize>,
+    prune: Option<super::prune::PrunedJson<'a>>,
+    rebuilt: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    carried: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    carry_lost: Option<usize>,
+}
+
+/// A source the refresh could not read.
+#[derive(Serialize)]
+struct FailedJson<'a> {
+    path: &'a std::path::Path,
+    key: &'a Option<String>,
+    message: &'a str,
+}
+
+impl<'a> IndexJson<'a> {
+    fn of(
+        r: &'a RefreshReport,
+        pruned: Option<&'a super::prune::Pruned>,
+        store: &'a Store,
+        rebuilt: bool,
+    ) -> Self {
+        IndexJson {
+            index: store.path(),
+            files: r.files,
+            unchanged: r.unchanged,
+            hashed: r.hashed,
+            parsed: r.parsed,
+            resumed: r.resumed,
+            vanished: r.vanished,
+            revived: r.revived,
+            bytes_hashed: r.bytes_hashed,
+            events_written: r.events_written,
+            failed: r
+                .failed
+                .iter()
+                .map(|f| FailedJson {
+                    path: &f.path,
+                    key: &f.key,
+                    message: &f.message,
+                })
+                .collect(),
+            pruned: pruned.map(|p| p.rows.len()),
+            pruned_revisions: pruned.map(|p| p.revisions.len()),
+            prune: pruned.map(super::prune::Pruned::json),
+            rebuilt,
+            carried: rebuilt.then_some(r.carried),
+            carry_lost: rebuilt.then_some(r.carry_lost),
+        }
+    }
 }
 
 fn text(

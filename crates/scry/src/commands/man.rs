@@ -9,11 +9,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 use scry_model::ErrorCode;
-use serde_json::json;
 
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
-use crate::output::{json_out, Output};
+use crate::output::Output;
 
 /// Arguments of `scry man`.
 #[derive(Debug, Args)]
@@ -45,7 +44,12 @@ pub fn run(ctx: &Ctx, args: &ManArgs, grammar: clap::Command) -> CliResult<Outpu
     let mut written = Vec::new();
     write_pages(&cmd, dir, &mut written).map_err(fail)?;
     if ctx.json {
-        return Ok(json_out(&json!({ "pages": written })).into());
+        /// `man --out DIR --json`: the pages written.
+        #[derive(serde::Serialize)]
+        struct Pages<'a> {
+            pages: &'a [PathBuf],
+        }
+        return Ok(crate::output::typed_out(&Pages { pages: &written }).into());
     }
     Ok(written
         .iter()

@@ -2,8 +2,9 @@
 //! sessions (source gone, kept by the index) it removed, or would remove, and the earlier
 //! revisions of rewritten sources (`--older-than` by when each was replaced).
 
+use scry_model::Timestamp;
 use scry_store::{ArchivedRow, RevisionRow};
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use crate::render;
 
@@ -17,38 +18,68 @@ pub struct Pruned {
     pub dry_run: bool,
 }
 
+/// `prune --json` (also `index --prune --json`'s `prune`).
+#[derive(Serialize)]
+pub struct PrunedJson<'a> {
+    dry_run: bool,
+    sessions: Vec<PrunedSession<'a>>,
+    revisions: Vec<PrunedRevision<'a>>,
+}
+
+/// One pruned archived session.
+#[derive(Serialize)]
+struct PrunedSession<'a> {
+    uri: &'a str,
+    path: &'a str,
+    key: Option<&'a str>,
+    events: u32,
+    last_seen: Option<Timestamp>,
+    deleted: Option<Timestamp>,
+}
+
+/// One pruned earlier revision.
+#[derive(Serialize)]
+struct PrunedRevision<'a> {
+    path: &'a str,
+    key: Option<&'a str>,
+    revision: u32,
+    events: u32,
+    replaced_at: Option<Timestamp>,
+}
+
 impl Pruned {
     /// `{"dry_run", "sessions": [{"uri", "path", "key", "events", "last_seen", "deleted"}],
     /// "revisions": [{"path", "key", "revision", "events", "replaced_at"}]}`.
-    pub fn to_json(&self) -> Value {
-        let sessions: Vec<Value> = self
-            .rows
-            .iter()
-            .map(|r| {
-                json!({
-                    "uri": r.uri,
-                    "path": r.path,
-                    "key": (!r.key.is_empty()).then_some(&r.key),
-                    "events": r.events,
-                    "last_seen": r.last_seen,
-                    "deleted": r.deleted(),
+    pub fn json(&self) -> PrunedJson<'_> {
+        fn key(k: &str) -> Option<&str> {
+            (!k.is_empty()).then_some(k)
+        }
+        PrunedJson {
+            dry_run: self.dry_run,
+            sessions: self
+                .rows
+                .iter()
+                .map(|r| PrunedSession {
+                    uri: &r.uri,
+                    path: &r.path,
+                    key: key(&r.key),
+                    events: r.events,
+                    last_seen: r.last_seen,
+                    deleted: r.deleted(),
                 })
-            })
-            .collect();
-        let revisions: Vec<Value> = self
-            .revisions
-            .iter()
-            .map(|r| {
-                json!({
-                    "path": r.path,
-                    "key": (!r.key.is_empty()).then_some(&r.key),
-                    "revision": r.n,
-                    "events": r.events,
-                    "replaced_at": r.replaced_at,
+                .collect(),
+            revisions: self
+                .revisions
+                .iter()
+                .map(|r| PrunedRevision {
+                    path: &r.path,
+                    key: key(&r.key),
+                    revision: r.n,
+                    events: r.events,
+                    replaced_at: r.replaced_at,
                 })
-            })
-            .collect();
-        json!({ "dry_run": self.dry_run, "sessions": sessions, "revisions": revisions })
+                .collect(),
+        }
     }
 
     /// One line of totals, then one line per session.

@@ -34,7 +34,6 @@ use std::path::Path;
 use clap::Args;
 use scry_model::{ErrorCode, Event, Warning};
 use scry_query::resume::{plan, sh_quote};
-use serde_json::json;
 
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
@@ -129,18 +128,18 @@ pub fn run(ctx: &Ctx, args: &ResumeArgs) -> CliResult<Output> {
         notes.push_str(&format!("note: unverified form ({})\n", plan.source));
     }
     if ctx.json {
-        let v = json!({
-            "session": h.uri,
-            "provider": h.provider.as_str(),
-            "cwd": cwd,
-            "cwd_exists": exists,
-            "argv": plan.argv,
-            "command": line,
-            "verified": plan.verified,
-            "source": plan.source,
-        });
+        let v = ResumeJson {
+            session: &h.uri,
+            provider: h.provider.as_str(),
+            cwd: &cwd,
+            cwd_exists: exists,
+            argv: &plan.argv,
+            command: &line,
+            verified: plan.verified,
+            source: plan.source,
+        };
         return Ok(Output {
-            stdout: crate::output::json_out(&v),
+            stdout: crate::output::typed_out(&v),
             stderr: notes,
         });
     }
@@ -148,4 +147,17 @@ pub fn run(ctx: &Ctx, args: &ResumeArgs) -> CliResult<Output> {
         stdout: format!("{line}\n"),
         stderr: notes,
     })
+}
+
+/// `resume --json`: the session, its directory and the command that resumes it.
+#[derive(serde::Serialize)]
+struct ResumeJson<'a> {
+    session: &'a str,
+    provider: &'a str,
+    cwd: &'a str,
+    cwd_exists: bool,
+    argv: &'a [String],
+    command: &'a str,
+    verified: bool,
+    source: &'a str,
 }

@@ -11,7 +11,7 @@ use jiff::tz::TimeZone;
 use jiff::Timestamp;
 use scry_model::ErrorCode;
 use scry_query::usage::{dollars, By, Period, Pricing, UsageReport, UsageRequest, UsageRow};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
@@ -316,14 +316,14 @@ pub fn statusline(ctx: &Ctx, args: &UsageArgs, input: &str) -> CliResult<Output>
     let s = scry_query::usage::statusline(ctx, &req, &pricing, &tz, &session_id)?;
     let fmt = |c: Option<f64>| c.map_or("unpriced".to_string(), |c| format!("${c:.2}"));
     if ctx.json {
-        let v = json!({
-            "model": model,
-            "session_id": session_id,
-            "session_cost_usd": s.session_cost,
-            "today_cost_usd": s.today_cost,
-            "block": s.block,
-        });
-        return Ok(crate::output::json_out(&v).into());
+        let v = StatuslineJson {
+            model: &model,
+            session_id: &session_id,
+            session_cost_usd: s.session_cost,
+            today_cost_usd: s.today_cost,
+            block: s.block.as_ref(),
+        };
+        return Ok(crate::output::typed_out(&v).into());
     }
     let mut line = format!(
         "{model} | {} session | {} today",
@@ -342,4 +342,14 @@ pub fn statusline(ctx: &Ctx, args: &UsageArgs, input: &str) -> CliResult<Output>
     }
     line.push('\n');
     Ok(line.into())
+}
+
+/// `usage statusline --json`: the model, the session and its cost, today's, the active block.
+#[derive(serde::Serialize)]
+struct StatuslineJson<'a> {
+    model: &'a str,
+    session_id: &'a str,
+    session_cost_usd: Option<f64>,
+    today_cost_usd: Option<f64>,
+    block: Option<&'a scry_query::usage::statusline::BlockLine>,
 }

@@ -12,7 +12,7 @@ use std::io::Write;
 use clap::Args;
 use scry_model::ErrorCode;
 use scry_watch::{Note, Options, Outcome, RootMode, RootState, Stopper, Watcher};
-use serde_json::json;
+use serde::Serialize;
 
 use crate::ctx::Ctx;
 use crate::error::{CliError, CliResult};
@@ -55,17 +55,56 @@ pub fn run(ctx: &Ctx, _args: &WatchArgs) -> CliResult<Output> {
 }
 
 /// Prints one note of the foreground watcher.
+/// `watch --json`'s first line: what the watcher keeps current.
+#[derive(Serialize)]
+struct Ready<'a> {
+    event: &'static str,
+    index: &'a std::path::Path,
+    sources: usize,
+    watched: usize,
+    polled: usize,
+    waiting: usize,
+    roots: &'a [RootState],
+    took_ms: u128,
+}
+
+/// A `watch --json` line of another watcher holding the index.
+#[derive(Serialize)]
+struct Running<'a> {
+    event: &'static str,
+    pid: u32,
+    index: &'a std::path::Path,
+}
+
+/// A `watch --json` line: `body`'s fields and the `event` that names it.
+#[derive(Serialize)]
+struct Tagged<'a, T: Serialize> {
+    event: &'static str,
+    #[serde(flatten)]
+    body: &'a T,
+}
+
+/// One JSON line, keys in the order every scry JSON has (sorted, as `serde_json::Value` keeps
+/// them).
+fn line<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v).unwrap_or_default().to_string()
+}
+
 fn print(note: &Note, json: bool, index: &std::path::Path) {
     let line = match note {
         Note::Ready { roots, files, took } => {
             let (w, p, a) = counts(roots);
             if json {
-                json!({
-                    "event": "ready", "index": index, "sources": files,
-                    "watched": w, "polled": p, "waiting": a, "roots": roots,
-                    "took_ms": took.as_millis(),
+                line(&Ready {
+                    event: "ready",
+                    index,
+                    sources: *files,
+                    watched: w,
+                    polled: p,
+                    waiting: a,
+                    roots,
+                    took_ms: took.as_millis(),
                 })
-                .to_string()
             } else {
                 format!(
                     "scry watch: keeping {} current ({files} sources): {w} roots watched, {p} polled, {a} not present yet",
@@ -75,9 +114,10 @@ fn print(note: &Note, json: bool, index: &std::path::Path) {
         }
         Note::Change(c) => {
             if json {
-                let mut v = json!(c);
-                v["event"] = json!("change");
-                v.to_string()
+                line(&Tagged {
+                    event: "change",
+                    body: c,
+                })
             } else {
                 let kind = serde_json::to_value(c.change)
                     .ok()
@@ -88,16 +128,21 @@ fn print(note: &Note, json: bool, index: &std::path::Path) {
         }
         Note::Root(r) => {
             if json {
-                let mut v = json!(r);
-                v["event"] = json!("root");
-                v.to_string()
+                line(&Tagged {
+                    event: "root",
+                    body: r,
+                })
             } else {
                 format!("root {} ({}): {}", r.path.display(), r.provider, mode(r))
             }
         }
         Note::Held(l) => {
             if json {
-                json!({"event": "running", "pid": l.pid, "index": index}).to_string()
+                line(&Running {
+                    event: "running",
+                    pid: l.pid,
+                    index,
+                })
             } else {
                 format!(
                     "scry watch: a watcher already keeps {} current (pid {}); nothing to do",

@@ -34,7 +34,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use hyper::body::Frame;
-use scry_query::events::{Follow, Update};
+use scry_query::events::{Follow, FollowJson, Update};
 use scry_query::{EventQuery, QueryResult, SessionRow};
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
@@ -129,7 +129,12 @@ pub async fn session(State(api): State<Arc<Api>>, id: Id, raw: Raw) -> Response 
 /// the source is deleted.
 async fn pump_session(follow: Follow, tx: mpsc::Sender<Bytes>, reveal: bool) {
     let uri = follow.uri();
-    let ready = json!({"session": uri, "session_events": follow.seen()});
+    let ready = FollowJson {
+        session: Some(&uri),
+        session_events: follow.seen(),
+        ..FollowJson::default()
+    }
+    .to_value();
     if tx
         .send(message("ready", None, ready, reveal))
         .await
@@ -183,7 +188,13 @@ fn update_messages(uri: &str, u: &Update, reveal: bool) -> Vec<Bytes> {
         out.push(message(
             kind,
             None,
-            json!({"session": uri, "notice": n, "session_events": u.session_events}),
+            FollowJson {
+                session: Some(uri),
+                notice: Some(n),
+                session_events: u.session_events,
+                ..FollowJson::default()
+            }
+            .to_value(),
             reveal,
         ));
     }
@@ -191,7 +202,13 @@ fn update_messages(uri: &str, u: &Update, reveal: bool) -> Vec<Bytes> {
         out.push(message(
             "events",
             Some(u.session_events),
-            json!({"session": uri, "events": u.events, "session_events": u.session_events}),
+            FollowJson {
+                session: Some(uri),
+                events: Some(&u.events),
+                session_events: u.session_events,
+                ..FollowJson::default()
+            }
+            .to_value(),
             reveal,
         ));
     }

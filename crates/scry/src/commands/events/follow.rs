@@ -12,9 +12,8 @@ use std::io::Write;
 use std::time::Duration;
 
 use scry_model::ErrorCode;
-use scry_query::events::Update;
+use scry_query::events::{FollowJson, Update};
 use scry_query::{EventQuery, PageRequest};
-use serde_json::json;
 
 use super::text::{page_text, row_text};
 use crate::ctx::Ctx;
@@ -87,8 +86,14 @@ fn render(u: &Update, json: bool, s: Style) -> String {
     if let Some(n) = &u.notice {
         if json {
             out.push_str(
-                &json!({"notice": n, "gone": u.gone, "session_events": u.session_events})
-                    .to_string(),
+                &FollowJson {
+                    notice: Some(n),
+                    gone: Some(u.gone),
+                    session_events: u.session_events,
+                    ..FollowJson::default()
+                }
+                .to_value()
+                .to_string(),
             );
             out.push('\n');
         } else {

@@ -115,15 +115,15 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> CliResult<Output> {
     };
     match &args.output {
         Some(path) => {
-            let v = json!({
-                "session": plan.header.uri,
-                "format": format!("{:?}", args.format).to_lowercase(),
-                "output": path,
-                "bytes": sink.bytes,
-                "redacted": args.redact.then(|| r.count()),
-            });
+            let v = Written {
+                session: &plan.header.uri,
+                format: format!("{:?}", args.format).to_lowercase(),
+                output: path,
+                bytes: sink.bytes,
+                redacted: args.redact.then(|| r.count()),
+            };
             let stdout = if ctx.json {
-                crate::output::json_out(&v)
+                crate::output::typed_out(&v)
             } else {
                 format!("wrote {} ({} bytes)\n", path.display(), sink.bytes)
             };
@@ -287,4 +287,14 @@ fn json_doc(
     }
     sink.buf.push_str("}\n");
     Ok(sink.flush_buf()?)
+}
+
+/// `export --output FILE --json`: what was written where.
+#[derive(serde::Serialize)]
+struct Written<'a> {
+    session: &'a str,
+    format: String,
+    output: &'a std::path::Path,
+    bytes: usize,
+    redacted: Option<usize>,
 }
