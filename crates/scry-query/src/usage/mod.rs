@@ -87,8 +87,12 @@ pub struct SessionUsage {
     pub root: String,
     /// The machine it was pushed from (a team store, issue 22); `None`: this host.
     pub machine: Option<String>,
-    /// Its model requests in order.
+    /// Its model requests in order (empty while [`SessionUsage::deferred`]: a [`Ledger`]
+    /// reads them when the report reaches the session).
     pub requests: Vec<Request>,
+    /// The position of its source in the [`Ledger`] that reads its requests on demand; `None`:
+    /// `requests` holds them.
+    pub(crate) deferred: Option<usize>,
 }
 
 /// Reads every session of `providers` (all when empty) that may hold a request at or after
@@ -100,6 +104,63 @@ pub fn collect(
     since: Option<Timestamp>,
     keep: Option<&str>,
 ) -> QueryResult<(Vec<SessionUsage>, Vec<Warning>)> {
+    let (mut sessions, mut warnings, ledger) = collect_deferred(ctx, providers, since, keep)?;
+    for s in &mut sessions {
+        match ledger.requests(s) {
+            Ok(r) => s.requests = r.into_owned(),
+            Err(w) => warnings.push(w),
+        }
+        s.deferred = None;
+    }
+    Ok((sessions, warnings))
+}
+
+/// Reads the requests of the sessions [`collect_deferred`] found from the index's usage ledger,
+/// one session at a time, when a report reaches it: a report over every session then holds one
+/// session's requests, not all of them (the warm `usage session` of 20,000 sessions held
+/// every request row).
+pub(crate) struct Ledger(Option<Deferred>);
+
+/// What a [`Ledger`] reads from: the index, the catalog (a parse when the index lost a
+/// session) and the catalog's files in the order sessions were found.
+struct Deferred {
+    index: Option<crate::Index>,
+    catalog: Catalog,
+    files: Vec<usize>,
+}
+
+impl Ledger {
+    /// A ledger that defers nothing (sessions that hold their requests).
+    pub(crate) fn held() -> Ledger {
+        Ledger(None)
+    }
+
+    /// The requests of `s`: its own when it holds them, else read from the index (a session
+    /// the index lost since its header was read is parsed).
+    pub(crate) fn requests<'a>(
+        &self,
+        s: &'a SessionUsage,
+    ) -> Result<std::borrow::Cow<'a, [Request]>, Warning> {
+        let (Some(at), Some(d)) = (s.deferred, self.0.as_ref()) else {
+            return Ok(std::borrow::Cow::Borrowed(&s.requests));
+        };
+        let file = &d.catalog.files[d.files[at]];
+        let index = d
+            .index
+            .as_deref()
+            .map(|s| s as &dyn scry_store::SessionIndex);
+        read_one(&d.catalog, index, file).map(|(_, r)| std::borrow::Cow::Owned(r))
+    }
+}
+
+/// [`collect`] with the requests of indexed sessions left in the index: each session's header
+/// is read now, its requests by the returned [`Ledger`] when the report reaches it.
+pub(crate) fn collect_deferred(
+    ctx: &Context,
+    providers: &[ProviderId],
+    since: Option<Timestamp>,
+    keep: Option<&str>,
+) -> QueryResult<(Vec<SessionUsage>, Vec<Warning>, Ledger)> {
     let mut index = if ctx.no_index {
         None
     } else {
@@ -129,10 +190,14 @@ pub fn collect(
     };
     // One order whichever catalog answered (discovery's, or the index's under a lease), so
     // totals sum their floats in the same order.
-    let mut files: Vec<&SourceFile> = catalog.files.iter().collect();
-    files.sort_by(|a, b| (&a.path, &a.key).cmp(&(&b.path, &b.key)));
+    let mut files: Vec<usize> = (0..catalog.files.len()).collect();
+    files.sort_by(|&a, &b| {
+        let (a, b) = (&catalog.files[a], &catalog.files[b]);
+        (&a.path, &a.key).cmp(&(&b.path, &b.key))
+    });
     let mut sessions = Vec::new();
-    for file in files {
+    for (at, &i) in files.iter().enumerate() {
+        let file = &catalog.files[i];
         if !idle.is_empty() {
             let key = (
                 file.path.to_string_lossy().into_owned(),
@@ -142,23 +207,36 @@ pub fn collect(
                 continue;
             }
         }
-        match read_one(
-            &catalog,
-            index.as_deref().map(|s| s as &dyn scry_store::SessionIndex),
-            file,
-        ) {
+        // The index's header now, its requests later; a session it does not hold is parsed.
+        let indexed = index
+            .as_deref()
+            .and_then(|store| store.header(file.into()).ok())
+            .map(crate::indexed::normalize);
+        let read = match indexed {
+            Some(h) => Ok((h, None)),
+            None => parse_requests(&catalog, file).map(|(h, r)| (h, Some(r))),
+        };
+        match read {
             Ok((header, requests)) => {
                 // Excluded projects drop out; the parent discovery knows fills a missing one.
                 let Some(entry) = crate::catalog::keep(&ctx.exclusions, file, header) else {
                     continue;
                 };
-                sessions.push(SessionUsage::of(&entry.header, None, requests))
+                let deferred = requests.is_none().then_some(at);
+                let mut s = SessionUsage::of(&entry.header, None, requests.unwrap_or_default());
+                s.deferred = deferred;
+                sessions.push(s)
             }
             Err(w) => warnings.push(w),
         }
     }
     fold_roots(&mut sessions);
-    Ok((sessions, warnings))
+    let ledger = Ledger(Some(Deferred {
+        index,
+        catalog,
+        files,
+    }));
+    Ok((sessions, warnings, ledger))
 }
 
 impl SessionUsage {
@@ -177,6 +255,7 @@ impl SessionUsage {
             root: header.uri.clone(),
             machine,
             requests,
+            deferred: None,
         }
     }
 }

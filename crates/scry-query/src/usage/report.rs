@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::blocks::{self, Burn};
 use super::price::{cost, CustomPrice, Price, PriceTable};
-use super::{bad, collect, Request, SessionUsage};
+use super::{bad, collect_deferred, Ledger, Request, SessionUsage};
 use crate::error::QueryResult;
 use crate::Context;
 
@@ -327,8 +327,8 @@ impl RowAcc {
 /// Runs a usage report (issue 19): reads every session of the providers asked for, prices each
 /// request and sums them into the report's rows.
 pub fn usage(ctx: &Context, req: &UsageRequest, pricing: &Pricing) -> QueryResult<UsageReport> {
-    usage_from(req, pricing, |providers, since| {
-        collect(ctx, providers, since, None)
+    usage_with(req, pricing, |providers, since| {
+        collect_deferred(ctx, providers, since, None)
     })
 }
 
@@ -341,6 +341,20 @@ pub fn usage_from(
         &[scry_model::ProviderId],
         Option<Timestamp>,
     ) -> QueryResult<(Vec<SessionUsage>, Vec<Warning>)>,
+) -> QueryResult<UsageReport> {
+    usage_with(req, pricing, |providers, since| {
+        read(providers, since).map(|(s, w)| (s, w, Ledger::held()))
+    })
+}
+
+/// [`usage_from`] with a [`Ledger`] that reads deferred sessions' requests.
+fn usage_with(
+    req: &UsageRequest,
+    pricing: &Pricing,
+    read: impl FnOnce(
+        &[scry_model::ProviderId],
+        Option<Timestamp>,
+    ) -> QueryResult<(Vec<SessionUsage>, Vec<Warning>, Ledger)>,
 ) -> QueryResult<UsageReport> {
     let tz = match &req.timezone {
         Some(name) => TimeZone::get(name).map_err(|_| {
@@ -366,15 +380,16 @@ pub fn usage_from(
         .transpose()?;
     let providers = crate::filter::providers(req.provider.as_deref())?;
     let table = PriceTable::with_custom(&pricing.prices);
-    let (sessions, warnings) = read(&providers, since)?;
+    let (sessions, warnings, ledger) = read(&providers, since)?;
     Ok(build(
-        req, &table, &tz, now, since, until, &sessions, warnings,
+        req, &table, &tz, now, since, until, &sessions, &ledger, warnings,
     ))
 }
 
-/// [`usage`] over sessions already read.
+/// [`usage`] over sessions already read; `ledger` reads the requests of deferred sessions, one
+/// session at a time in the summing order (the others hold theirs).
 #[allow(clippy::too_many_arguments)]
-pub fn build(
+pub(crate) fn build(
     req: &UsageRequest,
     table: &PriceTable,
     tz: &TimeZone,
@@ -382,8 +397,16 @@ pub fn build(
     since: Option<Timestamp>,
     until: Option<Timestamp>,
     sessions: &[SessionUsage],
-    warnings: Vec<Warning>,
+    ledger: &Ledger,
+    mut warnings: Vec<Warning>,
 ) -> UsageReport {
+    let mut requests_of = |s| match ledger.requests(s) {
+        Ok(r) => r,
+        Err(w) => {
+            warnings.push(w);
+            std::borrow::Cow::Owned(Vec::new())
+        }
+    };
     let mut prices: HashMap<String, Option<Price>> = HashMap::new();
     let mut price_of = |r: &Request| -> Option<f64> {
         let p = prices
@@ -414,7 +437,7 @@ pub fn build(
         Period::Daily | Period::Weekly | Period::Monthly => {
             let mut by_key: BTreeMap<(bool, String), RowAcc> = BTreeMap::new();
             for s in ordered.iter().copied() {
-                for r in s.requests.iter().filter(|r| in_window(r)) {
+                for r in requests_of(s).iter().filter(|r| in_window(r)) {
                     let key = match r.time {
                         Some(t) => (false, period_key(req.period, t, tz)),
                         None => (true, "unknown".to_string()),
@@ -438,7 +461,7 @@ pub fn build(
                 } else {
                     s.root.as_str()
                 };
-                for r in s.requests.iter().filter(|r| in_window(r)) {
+                for r in requests_of(s).iter().filter(|r| in_window(r)) {
                     let c = price_of(r);
                     let part = part_of(s, r);
                     let e = by_key.entry(key).or_default();
@@ -471,16 +494,16 @@ pub fn build(
             rows = keyed.into_iter().map(|(_, r)| r).collect();
         }
         Period::Blocks => {
-            let mut timed: Vec<(Timestamp, &SessionUsage, &Request)> = ordered
-                .iter()
-                .copied()
-                .flat_map(|s| {
-                    s.requests
+            let mut timed: Vec<(Timestamp, &SessionUsage, Request)> = Vec::new();
+            for s in ordered.iter().copied() {
+                let requests = requests_of(s);
+                timed.extend(
+                    requests
                         .iter()
                         .filter(|r| in_window(r))
-                        .filter_map(move |r| r.time.map(|t| (t, s, r)))
-                })
-                .collect();
+                        .filter_map(|r| r.time.map(|t| (t, s, r.clone()))),
+                );
+            }
             timed.sort_by_key(|(t, _, _)| *t);
             let times: Vec<Timestamp> = timed.iter().map(|(t, _, _)| *t).collect();
             for span in blocks::spans(&times, now) {

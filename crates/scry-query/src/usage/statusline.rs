@@ -9,9 +9,9 @@ use jiff::{SignedDuration, Timestamp};
 use serde::Serialize;
 
 use super::blocks::Burn;
-use super::collect;
 use super::price::PriceTable;
 use super::report::{build, By, Period, Pricing, UsageRequest};
+use super::{collect, Ledger};
 use crate::error::QueryResult;
 use crate::Context;
 
@@ -76,6 +76,7 @@ pub fn statusline(
             since,
             None,
             &sessions,
+            &Ledger::held(),
             warnings.clone(),
         )
     };
