@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use scry_model::{EventKind, Header, LineageKind, Session};
+use scry_model::{Event, EventKind, Header, LineageKind, Session};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -149,38 +149,48 @@ pub fn reference_candidates(session: &Session) -> Vec<ReferenceCandidate> {
     let pairs = Pairs::build(events);
     let mut out = Vec::new();
     for (i, e) in events.iter().enumerate() {
-        if e.kind != EventKind::ToolCall || pairs.result(i).is_none() {
-            continue;
+        if pairs.result(i).is_some() {
+            out.extend(call_candidates(e));
         }
-        let tool = e.tool.as_deref().unwrap_or("");
-        let args = e.args.clone().unwrap_or(Value::Null);
-        if is_shell_tool(tool) {
-            let Some(cmd) = command_of(&args) else {
-                continue;
-            };
-            if !READERS.iter().any(|r| cmd.contains(r)) {
-                continue;
-            }
-            for inv in analyze(&cmd) {
-                if let Some((verb, target)) = reader_target(&inv.argv) {
-                    out.push(ReferenceCandidate {
-                        target,
-                        verb,
-                        origin: Origin::new(Provenance::Derived, "shell:scry-call", e),
-                    });
-                }
-            }
-        } else if tool.to_ascii_lowercase().contains("scry") {
-            let target = ["id", "session", "session_id", "sessionId"]
-                .iter()
-                .find_map(|k| args.get(*k).and_then(Value::as_str));
-            if let Some(t) = target {
+    }
+    out
+}
+
+/// The reference candidates of one event, whether or not its call got a result (a candidate
+/// counts only when it did: [`reference_candidates`]); empty for anything but a tool call.
+pub fn call_candidates(e: &Event) -> Vec<ReferenceCandidate> {
+    let mut out = Vec::new();
+    if e.kind != EventKind::ToolCall {
+        return out;
+    }
+    let tool = e.tool.as_deref().unwrap_or("");
+    let args = e.args.as_ref().unwrap_or(&Value::Null);
+    if is_shell_tool(tool) {
+        let Some(cmd) = command_of(args) else {
+            return out;
+        };
+        if !READERS.iter().any(|r| cmd.contains(r)) {
+            return out;
+        }
+        for inv in analyze(&cmd) {
+            if let Some((verb, target)) = reader_target(&inv.argv) {
                 out.push(ReferenceCandidate {
-                    target: t.to_string(),
-                    verb: tool.to_string(),
-                    origin: Origin::new(Provenance::Observed, "tool:mcp", e),
+                    target,
+                    verb,
+                    origin: Origin::new(Provenance::Derived, "shell:scry-call", e),
                 });
             }
+        }
+    } else if tool.to_ascii_lowercase().contains("scry") {
+        let target = ["id", "session", "session_id", "sessionId"]
+            .iter()
+            .find_map(|k| args.get(*k).and_then(Value::as_str));
+        if let Some(t) = target {
+            out.push(ReferenceCandidate {
+                target: t.to_string(),
+                verb: tool.to_string(),
+                origin: Origin::new(Provenance::Observed, "tool:mcp", e),
+            });
         }
     }
     out

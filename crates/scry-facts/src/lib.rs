@@ -18,6 +18,7 @@
 //! | [`lineage`] | trace: ancestors, descendants, root xor unresolved parent | S-Q6 |
 //! | [`overview`] | the stats card, agreeing with every ledger | S-C2 |
 //! | [`fold`] | every ledger but turn statuses, folded while events stream (no session held) | S-C2, P6 |
+//! | [`session_fold`], [`pack_fold`] | digest / workspace / graph facts and the context pack, folded while events stream | S-C7, S-Q2 |
 //! | [`turns`] | per-turn summary: time, range, counts, prompt, answer, status | S-C3 |
 //!
 //! Shell commands are parsed with `brush-parser` (see [`shell::parse`]); here-doc bodies are
@@ -41,9 +42,11 @@ pub mod jobs;
 pub mod lineage;
 pub mod mentions;
 pub mod overview;
+pub mod pack_fold;
 pub mod pairing;
 pub mod paths;
 pub mod provenance;
+pub mod session_fold;
 pub mod shell;
 pub mod status;
 pub mod surfaces;
@@ -56,15 +59,19 @@ pub use errors::{failures, Failure};
 pub use files::{files_ledger, FileWrite, FilesLedger, GroupCounts};
 pub use fold::{LedgerFold, Ledgers};
 pub use graph::{
-    lineage_edges, reference_candidates, reference_edges, reference_edges_from, Edge, EdgeKind,
-    ReferenceCandidate,
+    call_candidates, lineage_edges, reference_candidates, reference_edges, reference_edges_from,
+    Edge, EdgeKind, ReferenceCandidate,
 };
 pub use jobs::{jobs, Job, JobStatus};
 pub use lineage::{trace, Lineages, Trace};
 pub use mentions::{path_mentions, Mention};
-pub use overview::{overview, overview_from, overview_of, EventCounts, Facts, Overview};
+pub use overview::{
+    overview, overview_counted, overview_from, overview_of, EventCounts, Facts, Overview,
+};
+pub use pack_fold::ContextFold;
 pub use paths::FileGroup;
 pub use provenance::{Evidence, Origin, Provenance};
+pub use session_fold::{FoldedSession, SessionFold};
 pub use status::{turn_statuses, TurnState, TurnStatus};
 pub use surfaces::{apply_surfaces, context_pack, surfaces, ContextPack};
 pub use tokens::{tokens, TokenFold, TokenReport};

@@ -264,6 +264,21 @@ pub fn overview_of(header: &Header, ledgers: &Ledgers) -> Overview {
     card(header, parts)
 }
 
+/// The overview of a session from its header, the event counts and the facts folded while
+/// its events streamed by ([`crate::session_fold::SessionFold`]); equal to [`overview_from`] of
+/// the same events.
+pub fn overview_counted(header: &Header, counts: &EventCounts, facts: &Facts) -> Overview {
+    let parts = Parts {
+        counts,
+        files: &facts.files,
+        commands: &facts.commands,
+        failures: &facts.failures,
+        jobs: &facts.jobs,
+        tokens: facts.tokens.total,
+    };
+    card(header, parts)
+}
+
 /// What the card is computed from.
 struct Parts<'a> {
     counts: &'a EventCounts,

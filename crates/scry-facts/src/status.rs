@@ -163,6 +163,36 @@ fn is_output(e: &Event) -> bool {
     )
 }
 
+/// The part of `e` the turn statuses read ([`turn_statuses`]): kind, turn, seq, locator, call
+/// id, exit code and error flag; a prompt's text only when it is a nudge; a lifecycle record's
+/// task keys. Everything else (text, arguments, output, usage) is dropped, so holding every
+/// event of a 300 MB session costs a few tens of bytes per event, not the session.
+pub fn status_skeleton(mut e: Event) -> Event {
+    if !(e.kind == EventKind::User && is_nudge(&e.text)) {
+        e.text = String::new();
+    }
+    e.args = None;
+    e.tool = None;
+    e.usage = None;
+    e.model = None;
+    e.data = match e.kind {
+        EventKind::Meta | EventKind::System => e.data.take().map(|d| {
+            let mut keep = serde_json::Map::new();
+            for k in ["type", "turn_id", "turnId", "task_id", "taskId"] {
+                if let Some(v) = d.get(k) {
+                    keep.insert(k.to_string(), v.clone());
+                }
+            }
+            Value::Object(keep)
+        }),
+        _ => None,
+    };
+    if !matches!(e.kind, EventKind::Meta | EventKind::System) {
+        e.subtype = None;
+    }
+    e
+}
+
 /// The status of every turn (turn 0, the preamble, excluded).
 pub fn turn_statuses(events: &[Event]) -> Vec<TurnStatus> {
     let spans: Vec<TurnSpan> = scry_model::turn_spans(events)

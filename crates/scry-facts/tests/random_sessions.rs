@@ -4,8 +4,9 @@
 //! same ledgers and card as the whole-session extractors.
 
 use scry_facts::{
-    context_pack, overview_from, overview_of, path_mentions, reference_edges, surfaces,
-    turn_summaries, Facts, LedgerFold,
+    context_pack, overview_counted, overview_from, overview_of, path_mentions,
+    reference_candidates, reference_edges, surfaces, turn_summaries, Facts, LedgerFold,
+    SessionFold,
 };
 use scry_model::{
     assign_turns, Event, EventKind, Header, Locator, ProviderId, Session, Surface, TokenUsage,
@@ -206,6 +207,51 @@ fn fold_agrees(s: &Session, what: &str) {
     }
     let lean = overview_of(&s.header, &lean.finish(&s.header));
     assert_eq!(lean, card, "card-only fold: {what}");
+    session_fold_agrees(s, &facts, what);
+}
+
+/// [`SessionFold`] over `s`'s events gives what the whole-session functions give: facts with
+/// statuses, turn summaries, card, last answer, reference candidates, context packs of several
+/// budgets (issue 17: `digest`, `graph`, `context`, `workspace` stream through it).
+fn session_fold_agrees(s: &Session, facts: &Facts, what: &str) {
+    for budget in [0usize, 1, 7, 40, 300, 32_000] {
+        let mut f = SessionFold::with_pack(budget);
+        for e in &s.events {
+            f.push(e.clone());
+        }
+        let f = f.finish(&s.header);
+        assert_eq!(
+            f.pack,
+            Some(context_pack(s, budget)),
+            "pack {budget}: {what}"
+        );
+        if budget > 0 {
+            continue;
+        }
+        assert_eq!(f.events, s.events.len(), "events: {what}");
+        assert_eq!(f.facts.files, facts.files, "files: {what}");
+        assert_eq!(f.facts.commands, facts.commands, "commands: {what}");
+        assert_eq!(f.facts.failures, facts.failures, "failures: {what}");
+        assert_eq!(f.facts.jobs, facts.jobs, "jobs: {what}");
+        assert_eq!(f.facts.statuses, facts.statuses, "statuses: {what}");
+        assert_eq!(f.facts.tokens, facts.tokens, "tokens: {what}");
+        assert_eq!(f.turns, turn_summaries(s, facts), "turns: {what}");
+        assert_eq!(
+            overview_counted(&s.header, &f.counts, &f.facts),
+            overview_from(s, facts),
+            "card: {what}"
+        );
+        assert_eq!(f.candidates, reference_candidates(s), "candidates: {what}");
+        let last = s
+            .events
+            .iter()
+            .rev()
+            .find(|e| e.kind == EventKind::Assistant && !e.text.trim().is_empty())
+            .map(|e| e.text.clone());
+        assert_eq!(f.final_answer, last, "final answer: {what}");
+        let times: Vec<_> = s.events.iter().map(|e| e.time).collect();
+        assert_eq!(f.times, times, "times: {what}");
+    }
 }
 
 #[test]

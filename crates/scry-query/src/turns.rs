@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use scry_facts::status::{is_nudge, turn_statuses, StatusMark};
+use scry_facts::status::{status_skeleton, turn_statuses, StatusMark};
 use scry_facts::LedgerFold;
 use scry_model::{Event, EventKind, Header, Timestamp, Warning};
 use serde::{Serialize, Serializer};
@@ -121,40 +121,10 @@ pub struct TurnsDir {
     pub revisions: Vec<scry_store::RevisionRow>,
 }
 
-/// The part of `e` the turn statuses read ([`turn_statuses`]): kind, turn, seq, locator, call
-/// id, exit code and error flag; a prompt's text only when it is a nudge; a lifecycle record's
-/// task keys. Everything else (text, arguments, output, usage) is dropped, so holding every
-/// event of a 300 MB session costs a few tens of bytes per event, not the session.
-fn skeleton(mut e: Event) -> Event {
-    if !(e.kind == EventKind::User && is_nudge(&e.text)) {
-        e.text = String::new();
-    }
-    e.args = None;
-    e.tool = None;
-    e.usage = None;
-    e.model = None;
-    e.data = match e.kind {
-        EventKind::Meta | EventKind::System => e.data.take().map(|d| {
-            let mut keep = serde_json::Map::new();
-            for k in ["type", "turn_id", "turnId", "task_id", "taskId"] {
-                if let Some(v) = d.get(k) {
-                    keep.insert(k.to_string(), v.clone());
-                }
-            }
-            Value::Object(keep)
-        }),
-        _ => None,
-    };
-    if !matches!(e.kind, EventKind::Meta | EventKind::System) {
-        e.subtype = None;
-    }
-    e
-}
-
 /// Reads session `reference` into its turn directory, keeping `keep_chars` characters of each
 /// prompt and answer ([`KEEP_JSON`] for the JSON contract). The session streams: each turn
 /// keeps one row, the ledgers fold as events pass ([`LedgerFold::for_card`], whose rows and
-/// turns are the ledgers'), and the statuses read a [`skeleton`] of each event.
+/// turns are the ledgers'), and the statuses read a [`status_skeleton`] of each event.
 pub fn turns(ctx: &Context, reference: &str, keep_chars: usize) -> QueryResult<TurnsDir> {
     let opened = session_read::open(ctx, reference)?;
     let fingerprint = crate::fingerprint_text(&opened.file.path);
@@ -194,7 +164,7 @@ pub fn turns_from(
                     r.add(&e, keep_chars);
                 }
                 fold.push(&e);
-                skeletons.push(skeleton(e));
+                skeletons.push(status_skeleton(e));
             },
             on_warning: |w| warnings.push(w),
         };

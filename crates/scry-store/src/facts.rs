@@ -4,7 +4,8 @@
 //! stored as zstd JSON with the version of the layer that computed it.
 //!
 //! Both are computed from the stored events — never from a source — when first asked for or by
-//! [`Store::refresh_facts`], so bumping the extractor or edge version recomputes them even
+//! [`Store::refresh_facts`], folded while the events stream one block at a time
+//! ([`scry_facts::SessionFold`]: the session is never held, issue 17), so bumping the extractor or edge version recomputes them even
 //! after the source is gone. Re-indexing a session deletes its rows. Reading them back equals
 //! computing them from the parse, because the stored events equal the parse (S-I4).
 //!
@@ -13,8 +14,8 @@
 //! read does) with [`scry_facts::reference_edges_from`].
 
 use rusqlite::{params, OptionalExtension};
-use scry_facts::{reference_candidates, Facts, ReferenceCandidate};
-use scry_model::Session;
+use scry_facts::{Facts, ReferenceCandidate, SessionFold};
+use scry_model::Header;
 
 use crate::block::{compress, decompress_into};
 use crate::error::{Result, StoreError};
@@ -90,44 +91,64 @@ impl Store {
     /// source) and stored. A session that is not indexed is [`StoreError::SessionNotFound`].
     pub fn facts<'a>(&self, at: impl Into<crate::SessionRef<'a>>) -> Result<SessionFacts> {
         let at = at.into();
-        let (sid, stamp, stored, session) = self.snapshot(|| {
+        let (sid, stamp, stored, computed) = self.snapshot(|| {
             let (sid, header, n) = self.sid_of(at)?;
             let stamp = self.stamp(sid)?;
             let stored = self.stored_layers(sid)?;
-            let session = match &stored {
+            let computed = match &stored {
                 (Some(_), Some(_)) => None,
-                _ => Some(self.session_at(sid, header, n)?),
+                _ => Some(self.fold_at(sid, &header, n)?),
             };
-            Ok((sid, stamp, stored, session))
+            Ok((sid, stamp, stored, computed))
         })?;
-        match (session, stored) {
-            (Some(s), (facts, refs)) => self.fill(sid, &stamp, &s, facts, refs),
+        match (computed, stored) {
+            (Some(c), (facts, refs)) => self.fill(sid, &stamp, c, facts, refs),
             (None, (Some(facts), Some(references))) => Ok(SessionFacts {
                 facts,
                 references,
                 computed: false,
             }),
             (None, (facts, refs)) => {
-                let s = self.snapshot(|| {
+                let c = self.snapshot(|| {
                     let (header, n) = self.row_of(sid)?;
-                    self.session_at(sid, header, n)
+                    self.fold_at(sid, &header, n)
                 })?;
-                self.fill(sid, &stamp, &s, facts, refs)
+                self.fill(sid, &stamp, c, facts, refs)
             }
         }
     }
 
-    /// Completes what was not stored from `session` and stores it.
+    /// The facts and reference candidates of the stored session `sid` (`header`, `n` events),
+    /// folded while its events stream one block at a time.
+    fn fold_at(
+        &self,
+        sid: i64,
+        header: &Header,
+        n: u32,
+    ) -> Result<(Facts, Vec<ReferenceCandidate>)> {
+        let mut fold = SessionFold::new();
+        if n > 0 {
+            let uri = header.uri.as_str();
+            self.each_record(sid, uri, 0, n - 1, &mut |r| {
+                fold.push(crate::codec::event_from(uri, r.text.to_string(), r.rest)?);
+                Ok(())
+            })?;
+        }
+        let f = fold.finish(header);
+        Ok((f.facts, f.candidates))
+    }
+
+    /// Completes what was not stored from the folded `computed` layers and stores it.
     fn fill(
         &self,
         sid: i64,
         stamp: &(String, i64),
-        session: &Session,
+        computed: (Facts, Vec<ReferenceCandidate>),
         facts: Option<Facts>,
         refs: Option<Vec<ReferenceCandidate>>,
     ) -> Result<SessionFacts> {
-        let facts = facts.unwrap_or_else(|| Facts::of(session));
-        let references = refs.unwrap_or_else(|| reference_candidates(session));
+        let facts = facts.unwrap_or(computed.0);
+        let references = refs.unwrap_or(computed.1);
         // Storing is a cache fill: when another writer holds the index, the answer is the same.
         let _ = self.store_layers(sid, stamp, &facts, &references);
         Ok(SessionFacts {
@@ -218,12 +239,10 @@ impl Store {
         };
         let mut n = 0;
         for sid in stale {
-            let (session, stamp) = self.snapshot(|| {
+            let ((facts, refs), stamp) = self.snapshot(|| {
                 let (header, n) = self.row_of(sid)?;
-                Ok((self.session_at(sid, header, n)?, self.stamp(sid)?))
+                Ok((self.fold_at(sid, &header, n)?, self.stamp(sid)?))
             })?;
-            let facts = Facts::of(&session);
-            let refs = reference_candidates(&session);
             self.store_layers(sid, &stamp, &facts, &refs)?;
             n += 1;
         }

@@ -1,6 +1,7 @@
-//! Per-session commands stream (issue 17): on a generated ~30 MB Claude Code session, the peak
-//! RSS of `turns`, `turn`, `events`, `export` (md, html, json), `search --session`, `resume` and
-//! `show`, indexed and `--no-index`, stays under 0.25× the session's size + 32 MB. A reader that
+//! Per-session commands stream (issue 17): on a generated ~40 MB Claude Code session, the peak
+//! RSS of `turns`, `turn`, `events`, `export` (md, html, json), `search --session`, `resume`,
+//! `show`, `digest`, `graph`, `context` and `workspace`, indexed and `--no-index`, stays under
+//! 0.25× the session's size + 32 MB. A reader that
 //! holds the session (or the document it writes) needs about 1.3–1.8× the size and fails.
 //!
 //! The session is the real corpus Claude session repeated, every id but the session id made
@@ -213,6 +214,11 @@ fn per_session_commands_stay_under_the_session_size() {
             vec!["search", "the", "--session", &sid],
             vec!["resume", &sid],
             vec!["show", &sid],
+            vec!["digest", &sid],
+            vec!["--json", "digest", &sid, "--focus", "full"],
+            vec!["graph", &sid],
+            vec!["--json", "context", &sid],
+            vec!["workspace", "global", "--digest"],
         ];
         for mut args in runs {
             if no_index {

@@ -1,8 +1,9 @@
 //! Ledger invariants over every Claude Code / Codex session in the corpus (S-F3, S-F4, S-C2).
 
 use scry_facts::{
-    commands, context_pack, overview_from, overview_of, reference_edges, surfaces, Facts,
-    JobStatus, LedgerFold, Outcome, Provenance,
+    commands, context_pack, overview_counted, overview_from, overview_of, reference_candidates,
+    reference_edges, surfaces, turn_summaries, Facts, JobStatus, LedgerFold, Outcome, Provenance,
+    SessionFold,
 };
 use scry_model::{EventKind, Session, Surface, TokenUsage};
 
@@ -163,6 +164,36 @@ fn check(path: &str, s: &Session) {
         lean.push(e);
     }
     assert_eq!(overview_of(&s.header, &lean.finish(&s.header)), o, "{path}");
+
+    // The session fold (what `digest`, `graph`, `context`, `workspace` stream through, issue
+    // 17) gives the whole-session answers.
+    for budget in [0usize, 100, 400, 32_000, usize::MAX / 2] {
+        let mut f = SessionFold::with_pack(budget);
+        for e in ev {
+            f.push(e.clone());
+        }
+        let f = f.finish(&s.header);
+        assert_eq!(
+            f.pack,
+            Some(context_pack(s, budget)),
+            "{path} pack {budget}"
+        );
+        assert_eq!(f.facts.files, facts.files, "{path}");
+        assert_eq!(f.facts.commands, facts.commands, "{path}");
+        assert_eq!(f.facts.failures, facts.failures, "{path}");
+        assert_eq!(f.facts.jobs, facts.jobs, "{path}");
+        assert_eq!(f.facts.statuses, facts.statuses, "{path}");
+        assert_eq!(f.facts.tokens, facts.tokens, "{path}");
+        assert_eq!(f.turns, turn_summaries(s, &facts), "{path}");
+        assert_eq!(
+            overview_counted(&s.header, &f.counts, &f.facts),
+            o,
+            "{path}"
+        );
+        assert_eq!(f.candidates, reference_candidates(s), "{path}");
+        let times: Vec<_> = ev.iter().map(|e| e.time).collect();
+        assert_eq!(f.times, times, "{path}");
+    }
 }
 
 #[test]

@@ -2,11 +2,12 @@
 //! sees now: the last compaction summary and what follows, thinking and log-only events left
 //! out), newest kept first when the budget is short.
 
-use scry_facts::context_pack;
 use scry_facts::surfaces::ContextPack;
-use scry_model::{Header, Warning};
+use scry_facts::ContextFold;
+use scry_model::{Event, Header, Warning};
 use serde::{Deserialize, Serialize};
 
+use crate::session_read::{self, FnSink};
 use crate::{Context, QueryResult};
 
 /// The default character budget of a pack.
@@ -52,12 +53,22 @@ pub struct ContextReport {
     pub warnings: Vec<Warning>,
 }
 
-/// The hand-off pack of `req.id`.
+/// The hand-off pack of `req.id`. The session streams ([`ContextFold`], equal to
+/// `context_pack` of the whole session): the pack holds at most its budget of text.
 pub fn context(ctx: &Context, req: &ContextRequest) -> QueryResult<ContextReport> {
-    let l = super::load(ctx, &req.id)?;
+    let opened = session_read::open(ctx, &req.id)?;
+    let mut fold = ContextFold::new(req.max_chars);
+    let mut warnings: Vec<Warning> = Vec::new();
+    let header = {
+        let mut sink = FnSink {
+            on_event: |e: Event| fold.push(&e),
+            on_warning: |w: Warning| warnings.push(w),
+        };
+        opened.stream(&mut sink)?
+    };
     Ok(ContextReport {
-        context: context_pack(&l.session, req.max_chars),
-        session: l.session.header,
-        warnings: l.session.warnings,
+        context: fold.finish(),
+        session: header,
+        warnings,
     })
 }

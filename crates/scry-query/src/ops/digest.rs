@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 
 use scry_facts::overview::{CommandAnchor, Commit, FileStats, JobStats, Overview};
 use scry_facts::{
-    overview_from, turn_summaries, Facts, Failure, FileGroup, FileWrite, TurnSummary,
+    overview_counted, overview_from, turn_summaries, Facts, Failure, FileGroup, FileWrite,
+    FoldedSession, TurnSummary,
 };
 use scry_model::{EventKind, Header, Session, TokenUsage, Warning};
 use serde::{Deserialize, Serialize, Serializer};
@@ -86,12 +87,7 @@ impl Digest {
             .into_iter()
             .filter(|t| t.turn > 0)
             .collect();
-        let files = facts
-            .files
-            .files()
-            .into_iter()
-            .filter(|f| focus == Focus::Full || f.group == FileGroup::Project)
-            .collect();
+        let files = project_files(facts, focus);
         let final_answer = session
             .events
             .iter()
@@ -104,6 +100,19 @@ impl Digest {
             turns,
             files,
             final_answer,
+            cost: crate::usage::Cost::default(),
+        }
+    }
+
+    /// The digest of a session whose facts were folded while it streamed (equal to
+    /// [`Digest::of`] of the same events).
+    pub fn folded(header: &Header, f: &FoldedSession, focus: Focus) -> Digest {
+        Digest {
+            focus,
+            overview: overview_counted(header, &f.counts, &f.facts),
+            turns: f.turns.iter().filter(|t| t.turn > 0).cloned().collect(),
+            files: project_files(&f.facts, focus),
+            final_answer: f.final_answer.clone(),
             cost: crate::usage::Cost::default(),
         }
     }
@@ -133,6 +142,16 @@ impl Digest {
             unpriced: &self.cost.unpriced,
         }
     }
+}
+
+/// The files a digest of `focus` lists.
+fn project_files(facts: &Facts, focus: Focus) -> Vec<FileSummary> {
+    facts
+        .files
+        .files()
+        .into_iter()
+        .filter(|f| focus == Focus::Full || f.group == FileGroup::Project)
+        .collect()
 }
 
 /// The JSON of a [`Digest`]: the goal, the turns, the files, the overview's counts, the final
@@ -207,17 +226,14 @@ pub struct DigestReport {
     pub failures: Vec<Failure>,
 }
 
-/// The digest of `req.id`.
+/// The digest of `req.id`. The session streams ([`super::load_folded`]): nothing holds it.
 pub fn digest(ctx: &Context, req: &DigestRequest) -> QueryResult<DigestReport> {
-    let l = super::load(ctx, &req.id)?;
-    let mut digest = Digest::of(&l.session, &l.facts, req.focus);
-    let table = crate::usage::prices(ctx);
-    for e in &l.session.events {
-        digest.cost.push(e, &table);
-    }
+    let l = super::load_folded(ctx, &req.id, true)?;
+    let mut digest = Digest::folded(&l.session.header, &l.folded, req.focus);
+    digest.cost = l.cost;
     Ok(DigestReport {
         digest,
-        failures: l.facts.failures,
+        failures: l.folded.facts.failures,
         session: l.session.header,
         warnings: l.session.warnings,
     })

@@ -5,7 +5,7 @@
 //! compacted_into) — each with its evidence count.
 
 use scry_facts::ReferenceCandidate;
-use scry_facts::{lineage_edges, reference_candidates, reference_edges_from, Edge};
+use scry_facts::{lineage_edges, reference_edges_from, Edge};
 use scry_model::{Header, Warning};
 use serde::{Deserialize, Serialize};
 
@@ -55,17 +55,19 @@ pub fn resolve_uri(catalog: &Catalog, reference: &str) -> Option<String> {
     Some(Header::new(f.provider, f.id).uri)
 }
 
-/// The edges of `req.id`.
+/// The edges of `req.id`. The session streams ([`super::load_folded`]): nothing holds it.
 pub fn graph(ctx: &Context, req: &GraphRequest) -> QueryResult<GraphReport> {
-    let mut l = super::load(ctx, &req.id)?;
+    let mut l = super::load_folded(ctx, &req.id, false)?;
     if l.catalog.one {
         // Resolved from the index under a lease: the references need every session.
         l.catalog = Catalog::discover(ctx, &[]);
     }
     crate::archive::include(ctx, &mut l.catalog);
     // The L3 candidates from the index when it holds this session, else from the read.
-    let candidates =
-        super::use_index(ctx, &mut l).unwrap_or_else(|| reference_candidates(&l.session));
+    let candidates = match super::index_layers(ctx, &l.session.header, l.folded.events) {
+        Some(layers) => layers.references,
+        None => std::mem::take(&mut l.folded.candidates),
+    };
     let h = &l.session.header;
     let mut edges: Vec<Edge> =
         reference_edges_from(&h.uri, candidates.clone(), |t| resolve_uri(&l.catalog, t));

@@ -6,7 +6,8 @@
 //! MCP serialize it — no front end runs another front end's argument parser.
 //!
 //! This module holds what the operations share: reading one session in full or folding its
-//! ledgers while it streams ([`load`], [`load_ledgers`]), taking the facts from the index when
+//! ledgers or every fact while it streams ([`load`], [`load_ledgers`], [`load_folded`]: no
+//! per-session operation holds the session, issue 17), taking the facts from the index when
 //! it holds the very same session ([`use_index`]), and the serializers of the envelope every
 //! fact answer carries (`session` header, `warnings`).
 
@@ -21,7 +22,7 @@ pub mod jobs;
 pub mod trace;
 pub mod workspace;
 
-use scry_facts::{Facts, ReferenceCandidate};
+use scry_facts::{Facts, FoldedSession, ReferenceCandidate, SessionFold};
 use scry_model::{ErrorCode, Event, Header, Session, Warning};
 use scry_source::guard::{self, Failure};
 use scry_source::SourceFile;
@@ -105,6 +106,96 @@ pub fn fold_ledgers(src: &dyn Streamed) -> QueryResult<(Session, Facts, usize)> 
     Ok((session, facts, count))
 }
 
+/// One session whose facts were folded while it streamed ([`load_folded`]).
+pub struct Folded {
+    /// The catalog it was resolved in (every provider's discovery).
+    pub catalog: Catalog,
+    /// The session's header and warnings (no events).
+    pub session: Session,
+    /// Its facts, turn summaries, last answer, reference candidates, event times.
+    pub folded: FoldedSession,
+    /// Its USD, when asked for ([`load_folded`]'s `prices`).
+    pub cost: crate::usage::Cost,
+}
+
+/// Resolves `reference` and folds every fact of the session while its events stream
+/// ([`SessionFold`], checked equal to the whole-session functions on every corpus session):
+/// memory grows with the ledger rows and a skeleton of each event, not with the session's
+/// text. `prices` also sums its cost as `scry usage` prices it.
+pub fn load_folded(ctx: &Context, reference: &str, prices: bool) -> QueryResult<Folded> {
+    let opened = session_read::open(ctx, reference)?;
+    let table = prices.then(|| crate::usage::prices(ctx));
+    let mut cost = crate::usage::Cost::default();
+    let mut fold = SessionFold::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let header = {
+        let mut sink = FnSink {
+            on_event: |e: Event| {
+                if let Some(t) = &table {
+                    cost.push(&e, t);
+                }
+                fold.push(e);
+            },
+            on_warning: |w: Warning| warnings.push(w),
+        };
+        opened.stream(&mut sink)?
+    };
+    let folded = fold.finish(&header);
+    Ok(Folded {
+        catalog: opened.catalog,
+        session: Session {
+            header,
+            events: Vec::new(),
+            warnings,
+        },
+        folded,
+        cost,
+    })
+}
+
+/// Folds every fact of `file` (found in `catalog`) while it is parsed, as [`load_folded`]
+/// does; a source that cannot be read, or whose reader panics, is an error for this session
+/// only (as [`read_file`]).
+pub fn fold_file(catalog: &Catalog, file: &SourceFile) -> QueryResult<(Session, FoldedSession)> {
+    let source = catalog.source(file.provider)?;
+    let mut fold = SessionFold::new();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let mut sink = FnSink {
+        on_event: |e: Event| fold.push(e),
+        on_warning: |w: Warning| warnings.push(w),
+    };
+    let parsed = guard::parse(source, file, &mut sink);
+    let mut header = parsed_header(parsed, file)?;
+    if header.sources.is_empty() {
+        header.sources.push(file.path.clone());
+    }
+    let folded = fold.finish(&header);
+    Ok((
+        Session {
+            header,
+            events: Vec::new(),
+            warnings,
+        },
+        folded,
+    ))
+}
+
+/// The header of a guarded parse of `file`, or the error that names it.
+fn parsed_header(parsed: Result<Header, Failure>, file: &SourceFile) -> QueryResult<Header> {
+    match parsed {
+        Ok(h) => Ok(h),
+        Err(Failure::Source(e)) => Err(QueryError::new(ErrorCode::CorruptSession, e.to_string())),
+        Err(Failure::Panic(_)) => Err(QueryError::new(
+            ErrorCode::CorruptSession,
+            format!(
+                "the {} reader crashed on {}",
+                file.provider,
+                file.path.display()
+            ),
+        )),
+    }
+}
+
 /// Streams `opened` into a [`Session`].
 pub fn read(opened: &Opened) -> QueryResult<Session> {
     let mut events: Vec<Event> = Vec::new();
@@ -133,22 +224,7 @@ pub fn read_file(catalog: &Catalog, file: &SourceFile) -> QueryResult<Session> {
         on_event: |e: Event| events.push(e),
         on_warning: |w: Warning| warnings.push(w),
     };
-    let mut header = match guard::parse(source, file, &mut sink) {
-        Ok(h) => h,
-        Err(Failure::Source(e)) => {
-            return Err(QueryError::new(ErrorCode::CorruptSession, e.to_string()))
-        }
-        Err(Failure::Panic(_)) => {
-            return Err(QueryError::new(
-                ErrorCode::CorruptSession,
-                format!(
-                    "the {} reader crashed on {}",
-                    file.provider,
-                    file.path.display()
-                ),
-            ))
-        }
-    };
+    let mut header = parsed_header(guard::parse(source, file, &mut sink), file)?;
     if header.sources.is_empty() {
         header.sources.push(file.path.clone());
     }
@@ -164,6 +240,18 @@ pub fn read_file(catalog: &Catalog, file: &SourceFile) -> QueryResult<Session> {
 /// its L3 reference candidates; `None` (facts as computed from the read) otherwise. Either way
 /// the answer is the same as with `--no-index`.
 pub fn use_index(ctx: &Context, l: &mut Loaded) -> Option<Vec<ReferenceCandidate>> {
+    let layers = index_layers(ctx, &l.session.header, l.event_count)?;
+    l.facts = layers.facts;
+    Some(layers.references)
+}
+
+/// The index's stored fact layers of the session with `header` and `event_count` events, when
+/// the index is in use and holds this very session ([`use_index`]).
+pub fn index_layers(
+    ctx: &Context,
+    header: &Header,
+    event_count: usize,
+) -> Option<scry_store::SessionFacts> {
     if ctx.revision > 0 {
         // An earlier revision: its facts come from the read (the stored ones by uri are the
         // current session's).
@@ -182,22 +270,20 @@ pub fn use_index(ctx: &Context, l: &mut Loaded) -> Option<Vec<ReferenceCandidate
         }
     };
     // By uri, or, when two files hold this session id, by the source it was read from.
-    let mut at = scry_store::SessionRef::Uri(&l.session.header.uri);
+    let mut at = scry_store::SessionRef::Uri(&header.uri);
     if let Err(scry_store::StoreError::AmbiguousSession { .. }) = store.header(at) {
         at = scry_store::SessionRef::Source {
-            path: l.session.header.sources.first()?,
+            path: header.sources.first()?,
             key: None,
         };
     }
     let stored = crate::indexed::normalize(store.header(at).ok()?);
-    if stored != crate::indexed::normalize(l.session.header.clone())
-        || usize::try_from(store.event_count(at).ok()?).ok()? != l.event_count
+    if stored != crate::indexed::normalize(header.clone())
+        || usize::try_from(store.event_count(at).ok()?).ok()? != event_count
     {
         return None;
     }
-    let layers = store.facts(at).ok()?;
-    l.facts = layers.facts;
-    Some(layers.references)
+    store.facts(at).ok()
 }
 
 /// Serializes a header as every answer shows it ([`crate::render::header_json`]: the optional

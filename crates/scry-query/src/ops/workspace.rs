@@ -3,11 +3,12 @@
 //! every demo session), one unified timeline of their turns, and file attribution from the
 //! files ledgers: which session (and agent) wrote which file when.
 //!
-//! Each session is read in full once; a session that cannot be read becomes a warning.
+//! Each session streams once through a fact fold ([`super::fold_file`]: no session is held);
+//! a session that cannot be read becomes a warning.
 
 use std::collections::BTreeMap;
 
-use scry_facts::{turn_summaries, Facts, Failure, FileWrite};
+use scry_facts::{Failure, FileWrite, FoldedSession};
 use scry_model::{Header, Session, Timestamp, Warning, WarningKind};
 use serde::{Deserialize, Serialize};
 
@@ -154,13 +155,10 @@ pub fn workspace(ctx: &Context, req: &WorkspaceRequest) -> QueryResult<Workspace
             .cmp(&b.header.created)
             .then_with(|| a.header.uri.cmp(&b.header.uri))
     });
-    let mut read: Vec<(Session, Facts)> = Vec::new();
+    let mut read: Vec<(Session, FoldedSession)> = Vec::new();
     for e in &entries {
-        match super::read_file(&catalog, &e.file) {
-            Ok(session) => {
-                let facts = Facts::of(&session);
-                read.push((session, facts));
-            }
+        match super::fold_file(&catalog, &e.file) {
+            Ok(pair) => read.push(pair),
             Err(err) => warnings.push(Warning::at(
                 WarningKind::Unreadable,
                 err.message,
@@ -177,18 +175,18 @@ pub fn workspace(ctx: &Context, req: &WorkspaceRequest) -> QueryResult<Workspace
     let files = attribution(&read, root.as_deref());
     let sessions = read
         .into_iter()
-        .map(|(session, facts)| Member {
+        .map(|(session, f)| Member {
             agent: agent(&session.header),
-            turns: session.turn_count(),
-            files_changed: facts.files.files().len(),
-            write_events: facts.files.writes.len(),
-            commands: facts.commands.len(),
-            failures: facts.failures.len(),
+            turns: f.counts.turns,
+            files_changed: f.facts.files.files().len(),
+            write_events: f.facts.files.writes.len(),
+            commands: f.facts.commands.len(),
+            failures: f.facts.failures.len(),
             warnings: session.warnings.len(),
             digest: req
                 .digest
-                .then(|| Digest::of(&session, &facts, Focus::Review)),
-            failure_rows: facts.failures,
+                .then(|| Digest::folded(&session.header, &f, Focus::Review)),
+            failure_rows: f.facts.failures,
             session: session.header,
         })
         .collect();
@@ -212,10 +210,10 @@ pub fn agent(h: &Header) -> String {
     a
 }
 
-fn timeline(members: &[(Session, Facts)]) -> Vec<Moment> {
+fn timeline(members: &[(Session, FoldedSession)]) -> Vec<Moment> {
     let mut out = Vec::new();
-    for (session, facts) in members {
-        for t in turn_summaries(session, facts) {
+    for (session, f) in members {
+        for t in &f.turns {
             if t.turn == 0 {
                 continue;
             }
@@ -224,7 +222,7 @@ fn timeline(members: &[(Session, Facts)]) -> Vec<Moment> {
                 session: session.header.uri.clone(),
                 turn: t.turn,
                 prompt: t.user.clone(),
-                status: status_label(&t),
+                status: status_label(t),
                 evidence: format!("E{}·T{}", t.first_event, t.turn),
             });
         }
@@ -239,18 +237,19 @@ fn timeline(members: &[(Session, Facts)]) -> Vec<Moment> {
 }
 
 /// Writes per file path (host-qualified when remote), each list oldest first.
-fn attribution(members: &[(Session, Facts)], root: Option<&str>) -> Vec<AttributedFile> {
+fn attribution(members: &[(Session, FoldedSession)], root: Option<&str>) -> Vec<AttributedFile> {
     let mut out: BTreeMap<String, Vec<AttributedWrite>> = BTreeMap::new();
-    for (session, facts) in members {
-        for w in &facts.files.writes {
+    for (session, f) in members {
+        for w in &f.facts.files.writes {
             let key = match &w.host {
                 Some(h) => format!("{h}:{}", w.path),
                 None => w.path.clone(),
             };
-            let time = session
-                .events
+            let time = f
+                .times
                 .get(w.origin.evidence.seq() as usize)
-                .and_then(|e| e.time);
+                .copied()
+                .flatten();
             out.entry(key).or_default().push(AttributedWrite {
                 time,
                 session: session.header.uri.clone(),

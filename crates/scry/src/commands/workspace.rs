@@ -3,7 +3,8 @@
 //! current directory; with `--demo`, every demo session), one unified timeline of their turns,
 //! and file attribution from the files ledgers: which session (and agent) wrote which file when.
 //!
-//! Each session is read in full once; a session that cannot be read becomes a warning.
+//! Each session streams once through a fact fold (no session is held); a session that cannot
+//! be read becomes a warning.
 
 use clap::Args;
 use scry_query::ops::workspace::{WorkspaceReport, WorkspaceRequest};
