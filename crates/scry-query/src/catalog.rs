@@ -64,6 +64,15 @@ impl Catalog {
         only: &[ProviderId],
         store: Option<&scry_store::Store>,
     ) -> Catalog {
+        let mut catalog = Catalog::discover_without_aider_cwds(ctx, only);
+        crate::aider_cwds::add(&mut catalog, ctx, store);
+        catalog
+    }
+
+    /// [`Catalog::discover`] without the Aider histories of the other sessions' working
+    /// directories: the caller adds them after its refresh
+    /// ([`crate::aider_cwds::add_refreshed`]).
+    pub(crate) fn discover_without_aider_cwds(ctx: &Context, only: &[ProviderId]) -> Catalog {
         let env = &ctx.env;
         let sources = registry();
         let mut files = Vec::new();
@@ -76,7 +85,7 @@ impl Catalog {
             files.extend(pd.discovery.files);
             warnings.extend(pd.discovery.warnings);
         }
-        let mut catalog = Catalog {
+        Catalog {
             sources,
             files,
             warnings,
@@ -85,9 +94,7 @@ impl Catalog {
             from_index: false,
             one: false,
             exclusions: ctx.exclusions.clone(),
-        };
-        crate::aider_cwds::add(&mut catalog, ctx, store);
-        catalog
+        }
     }
 
     /// The catalog `store` holds under a watcher's lease for the providers in `only` (all when

@@ -291,19 +291,44 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
             return Ok(from_page(page, key, offset, q.limit, Vec::new()));
         }
     }
-    let catalog = match store.as_ref().filter(|_| leased) {
+    let from_index = match store.as_ref().filter(|_| leased) {
         Some(s) => Catalog::from_index(ctx, s, &providers),
         None => None,
-    }
-    .unwrap_or_else(|| Catalog::discover_with(ctx, &providers, store.as_ref()));
-    let candidates: Vec<_> = catalog
-        .files
-        .iter()
-        .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
-        .collect();
+    };
+    // Without a lease the Aider histories are looked up after the refresh, when the index
+    // holds every other discovered source as it is (one comparison of each file with its row,
+    // the refresh's, instead of two).
+    let deferred = from_index.is_none()
+        && store
+            .as_ref()
+            .is_some_and(|s| crate::aider_cwds::deferrable(ctx, s, &providers));
+    let mut catalog = from_index.unwrap_or_else(|| match deferred {
+        true => Catalog::discover_without_aider_cwds(ctx, &providers),
+        false => Catalog::discover_with(ctx, &providers, store.as_ref()),
+    });
+    let in_scope = |f: &&scry_source::SourceFile| {
+        f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref())
+    };
     if let Some(mut s) = store.take() {
+        let candidates: Vec<_> = catalog.files.iter().filter(in_scope).collect();
         store = crate::indexed::refresh_catalog(ctx, &mut s, &catalog, &candidates).then_some(s);
     }
+    if deferred {
+        match store.take() {
+            Some(mut s) => {
+                let start = crate::aider_cwds::add_refreshed(&mut catalog, ctx, &s);
+                let added: Vec<_> = catalog.files[start..]
+                    .iter()
+                    .filter(in_scope)
+                    .cloned()
+                    .collect();
+                store = crate::indexed::refresh_added(ctx, &mut s, catalog.sources(), &added)
+                    .then_some(s);
+            }
+            None => crate::aider_cwds::add(&mut catalog, ctx, None),
+        }
+    }
+    let candidates: Vec<_> = catalog.files.iter().filter(in_scope).collect();
     // Archived sessions come from the index only (a separate query, merged below).
     let archived: Vec<(Entry, crate::archive::Mark)> = match &store {
         Some(s) if with_archived => crate::archive::entries(&ctx.exclusions, s)

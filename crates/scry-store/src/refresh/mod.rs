@@ -61,6 +61,11 @@ pub struct RefreshOptions {
     /// Parse threads for the files parsed whole (`index --jobs`): 0 = one per available core,
     /// 1 = parse on the writing thread. The index written is the same either way.
     pub jobs: usize,
+    /// Sources not given are left alone, gone or not: a second refresh in one run, of files
+    /// found after a first one that checked every indexed source (the Aider histories a
+    /// `list` looks up after its refresh). Without it a partial refresh stats every live
+    /// indexed source it was not given.
+    pub keep_unseen: bool,
 }
 
 impl RefreshOptions {
@@ -255,7 +260,7 @@ struct FileRows {
 }
 
 /// A text column as `&str` without copying it.
-fn text_ref<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
+pub(crate) fn text_ref<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
     r.get_ref(i)?.as_str().map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
     })
@@ -409,7 +414,7 @@ impl Store {
                     }
                 }
                 let done = i >= files.len() && !aborted;
-                if done {
+                if done && !opts.keep_unseen {
                     if first && batch.rows.all && !batch.restarted {
                         // One transaction saw every file and every row: the other rows are
                         // exactly the indexed sources not given.
