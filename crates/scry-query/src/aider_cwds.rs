@@ -90,6 +90,115 @@ pub(crate) fn add(catalog: &mut Catalog, ctx: &Context, open: Option<&dyn Sessio
     catalog.warnings.extend(found.warnings);
 }
 
+/// Whether a command asking for `asked` providers (all when empty) that refreshes every
+/// discovered source into `store` may look the Aider histories up after that refresh
+/// ([`add_refreshed`]): every provider asked (none left to discover for its cwds only), and no
+/// covering lease (under one the refresh may be skipped, so the index is not checked to be the
+/// discovered set).
+pub(crate) fn deferrable(ctx: &Context, store: &Store, asked: &[ProviderId]) -> bool {
+    asked.is_empty() && !crate::lease::covers(ctx, store)
+}
+
+/// [`add`] after the caller refreshed every file of `catalog` without a `cwd_hint` (from
+/// [`Catalog::discovered`] with all providers) into `store`: the index then
+/// holds each of those sources as it is now, so the stored cwds need no comparison of each
+/// file's stat with its row (the one comparison left is the refresh's). Checked, not assumed:
+/// the index's live sources of each other provider must be exactly as many as discovered
+/// (every discovered source has its live row after the refresh, so equal counts are equal
+/// sets); otherwise — exclusions, a scope, another environment's sources in this index, a
+/// failed refresh — this is [`add`]. Files with a `cwd_hint` give it, as in [`add`]; a
+/// provider with any hinted file is header scanned for its other files, and so are the
+/// sources without a stored session (failed parses).
+///
+/// Returns where the Aider files added begin in `catalog.files` (the caller refreshes those).
+pub(crate) fn add_refreshed(catalog: &mut Catalog, ctx: &Context, store: &Store) -> usize {
+    let start = catalog.files.len();
+    if !catalog.providers.contains(&ProviderId::Aider) {
+        return start;
+    }
+    match cwds_refreshed(catalog, store) {
+        Some(cwds) => {
+            let found = scry_sources::aider_in_cwds(
+                cwds.iter().map(String::as_str),
+                &catalog.files,
+                &ctx.exclusions,
+            );
+            catalog.files.extend(found.files);
+            catalog.warnings.extend(found.warnings);
+        }
+        None => add(catalog, ctx, Some(store)),
+    }
+    start
+}
+
+/// The cwds [`add_refreshed`] walks, `None` when the index is not the discovered set.
+fn cwds_refreshed(catalog: &Catalog, store: &Store) -> Option<BTreeSet<String>> {
+    let missing = catalog
+        .sources()
+        .iter()
+        .any(|s| !catalog.providers.contains(&s.id()));
+    if missing {
+        return None;
+    }
+    // Per provider: files discovered, and whether any has a hint.
+    let mut given: Vec<(ProviderId, usize, bool)> = Vec::new();
+    let mut cwds: BTreeSet<String> = BTreeSet::new();
+    for f in catalog
+        .files
+        .iter()
+        .filter(|f| f.provider != ProviderId::Aider)
+    {
+        let at = match given.iter().position(|g| g.0 == f.provider) {
+            Some(i) => i,
+            None => {
+                given.push((f.provider, 0, false));
+                given.len() - 1
+            }
+        };
+        given[at].1 += 1;
+        if let Some(c) = &f.cwd_hint {
+            given[at].2 = true;
+            if !cwds.contains(c) {
+                cwds.insert(c.clone());
+            }
+        }
+    }
+    let quiet: Vec<ProviderId> = given.iter().filter(|g| !g.2).map(|g| g.0).collect();
+    let live = store.live_cwds_of(ProviderId::Aider, &quiet).ok()?;
+    let same = live.counts.len() == given.len()
+        && given.iter().all(|(p, n, _)| {
+            live.counts
+                .iter()
+                .any(|(q, m)| q.as_str() == p.as_str() && m == n)
+        });
+    if !same {
+        return None;
+    }
+    cwds.extend(live.cwds);
+    // Header scans: the unhinted files of a provider with hints, and sources of the others
+    // without a stored session.
+    let failed: std::collections::HashSet<(&str, &str)> = live
+        .unsessioned
+        .iter()
+        .map(|(p, k)| (p.as_str(), k.as_str()))
+        .collect();
+    let rest: Vec<&SourceFile> = catalog
+        .files
+        .iter()
+        .filter(|f| f.provider != ProviderId::Aider && f.cwd_hint.is_none())
+        .filter(|f| {
+            !quiet.contains(&f.provider)
+                || (!failed.is_empty()
+                    && failed.contains(&(
+                        f.path.to_string_lossy().as_ref(),
+                        f.key.as_deref().unwrap_or(""),
+                    )))
+        })
+        .collect();
+    scan(catalog, &rest, &mut cwds);
+    Some(cwds)
+}
+
 /// The stored cwds of `files` that the index holds unchanged, into `cwds`; returns the files it
 /// could not answer for.
 fn from_index<'a>(

@@ -64,19 +64,42 @@ pub fn headers(ctx: &Context, references: &[String]) -> QueryResult<Batch> {
             ),
         ));
     }
-    let catalog = Catalog::discover(ctx, &[]);
+    // Under a watcher's lease each id is resolved from the index (no discovery) and its one
+    // file header scanned as below; any reference the index cannot answer as discovery would
+    // (see `Catalog::resolve_leased`) takes one discovery, made at most once.
+    let store = crate::indexed::open(ctx).ok().flatten();
+    let mut discovered: Option<Catalog> = None;
     let entries = references
         .iter()
-        .map(|r| BatchEntry {
-            reference: r.clone(),
-            result: one(ctx, &catalog, r),
+        .map(|r| {
+            let leased = crate::indexed::reads(&store)
+                .and_then(|s| Catalog::resolve_leased(ctx, s, &[], r));
+            let result = match leased {
+                Some((catalog, file)) => scan_one(ctx, &catalog, file, r),
+                None => {
+                    let catalog = discovered.get_or_insert_with(|| Catalog::discover(ctx, &[]));
+                    catalog
+                        .resolve_ref(ctx, r)
+                        .and_then(|file| scan_one(ctx, catalog, file, r))
+                }
+            };
+            BatchEntry {
+                reference: r.clone(),
+                result,
+            }
         })
         .collect();
     Ok(Batch { entries })
 }
 
-fn one(ctx: &Context, catalog: &Catalog, reference: &str) -> QueryResult<(Header, String)> {
-    let file = catalog.resolve_ref(ctx, reference)?;
+/// The header of `file` (`reference` resolved): the index's for an archived session, else a
+/// header scan.
+fn scan_one(
+    ctx: &Context,
+    catalog: &Catalog,
+    file: scry_source::SourceFile,
+    reference: &str,
+) -> QueryResult<(Header, String)> {
     if file.key.is_some() || !file.path.exists() {
         // Archived (S-I6): the header the index keeps.
         if let Some(store) = crate::indexed::open(ctx)? {

@@ -190,6 +190,41 @@ pub fn refresh_now(
     }
 }
 
+/// [`refresh`] of files found after a first refresh of this run checked every indexed source
+/// (the Aider histories [`crate::aider_cwds::add_refreshed`] adds): sources not given are left
+/// alone ([`RefreshOptions::keep_unseen`]). `false` when the index failed (a damaged one is
+/// not rebuilt from these few files: the caller parses directly).
+pub fn refresh_added(
+    ctx: &Context,
+    store: &mut Store,
+    sources: &[Box<dyn Source>],
+    files: &[SourceFile],
+) -> bool {
+    if files.is_empty() {
+        return true;
+    }
+    let opts = RefreshOptions {
+        keep_unseen: true,
+        ..RefreshOptions::partial()
+    };
+    let mut bar = ctx
+        .progress
+        .begin("building the index (once; later commands read it)");
+    bar.start(crate::progress::total_bytes(files));
+    let result = store.refresh(sources, files, &opts, &mut |p| {
+        bar.advance(p.file.size);
+        true
+    });
+    bar.finish();
+    match result {
+        Ok(_) => true,
+        Err(e) => {
+            unavailable(&e);
+            false
+        }
+    }
+}
+
 /// [`uri_of`] with the store's error: `Err` when the index could not answer.
 pub fn lookup_uri(
     store: &dyn SessionIndex,

@@ -248,19 +248,53 @@ pub fn list(ctx: &Context, q: &ListQuery) -> QueryResult<SessionList> {
             return Ok(from_page(page, key, offset, q.limit, Vec::new()));
         }
     }
-    let catalog = match crate::indexed::reads(&store).filter(|_| leased) {
+    let from_index = match crate::indexed::reads(&store).filter(|_| leased) {
         Some(s) => Catalog::from_index(ctx, s, &providers),
         None => None,
-    }
-    .unwrap_or_else(|| Catalog::discover_with(ctx, &providers, crate::indexed::reads(&store)));
-    let candidates: Vec<_> = catalog
-        .files
-        .iter()
-        .filter(|f| f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref()))
-        .collect();
+    };
+    // Without a lease the Aider histories are looked up after the refresh, when the index
+    // holds every other discovered source as it is (one comparison of each file with its row,
+    // the refresh's, instead of two). Only the local SQLite index is refreshed.
+    let deferred = from_index.is_none()
+        && store
+            .as_deref()
+            .and_then(|s| s.local())
+            .is_some_and(|s| crate::aider_cwds::deferrable(ctx, s, &providers));
+    let mut catalog = from_index.unwrap_or_else(|| match deferred {
+        true => Catalog::discovered(ctx, &providers),
+        false => Catalog::discover_with(ctx, &providers, crate::indexed::reads(&store)),
+    });
+    let in_scope = |f: &&scry_source::SourceFile| {
+        f.cwd_hint.is_none() || scope.contains(f.cwd_hint.as_deref())
+    };
     if let Some(mut s) = store.take() {
+        let candidates: Vec<_> = catalog.files.iter().filter(in_scope).collect();
         store = crate::indexed::refresh_catalog(ctx, &mut *s, &catalog, &candidates).then_some(s);
     }
+    if deferred {
+        match store.take() {
+            Some(mut s) => {
+                let kept = match s.local_mut() {
+                    Some(local) => {
+                        let start = crate::aider_cwds::add_refreshed(&mut catalog, ctx, local);
+                        let added: Vec<_> = catalog.files[start..]
+                            .iter()
+                            .filter(in_scope)
+                            .cloned()
+                            .collect();
+                        crate::indexed::refresh_added(ctx, local, catalog.sources(), &added)
+                    }
+                    None => {
+                        crate::aider_cwds::add(&mut catalog, ctx, Some(&*s));
+                        true
+                    }
+                };
+                store = kept.then_some(s);
+            }
+            None => crate::aider_cwds::add(&mut catalog, ctx, None),
+        }
+    }
+    let candidates: Vec<_> = catalog.files.iter().filter(in_scope).collect();
     // Archived sessions come from the index only (a separate query, merged below).
     let archived: Vec<(Entry, crate::archive::Mark)> = match crate::indexed::reads(&store) {
         Some(s) if with_archived => crate::archive::entries(&ctx.exclusions, s)

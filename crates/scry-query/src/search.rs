@@ -225,8 +225,18 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
         (Some(id), Some(s)) => Catalog::resolve_leased(ctx, &**s, &providers, id),
         _ => None,
     };
+    // Without a lease a global search looks the Aider histories up after its refresh, as
+    // `list` does ([`crate::aider_cwds::add_refreshed`]).
+    let mut deferred = leased_one.is_none()
+        && q.session.is_none()
+        && matches!(scope, Scope::Global)
+        && store
+            .as_deref()
+            .and_then(|s| s.local())
+            .is_some_and(|s| crate::aider_cwds::deferrable(ctx, s, &providers));
     let (mut catalog, leased_one) = match leased_one {
         Some((catalog, file)) => (catalog, Some(file)),
+        None if deferred => (Catalog::discovered(ctx, &providers), None),
         None => (
             Catalog::discover_with(
                 ctx,
@@ -270,7 +280,15 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
             }
         }
         let live_n = if archived.is_some() { 0 } else { files.len() };
-        if indexed::refresh(ctx, &mut *store, catalog.sources(), &files[..live_n]) {
+        let mut refreshed = indexed::refresh(ctx, &mut *store, catalog.sources(), &files[..live_n]);
+        if let (true, true, Some(local)) = (refreshed, deferred, store.local_mut()) {
+            catalog.files = std::mem::take(&mut files);
+            let start = crate::aider_cwds::add_refreshed(&mut catalog, ctx, local);
+            files = std::mem::take(&mut catalog.files);
+            deferred = false;
+            refreshed = indexed::refresh_added(ctx, local, catalog.sources(), &files[start..]);
+        }
+        if refreshed {
             req.filter.live = q.live_only.then_some(true);
             if !q.live_only && q.session.is_none() {
                 for (row, f) in crate::archive::rows(&ctx.exclusions, &*store) {
@@ -314,6 +332,12 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
                 Err(e) => return Err(with_query(store_error(&e), &req)),
             }
         }
+    }
+    if deferred {
+        // The refresh failed before the Aider histories were looked up: as without an index.
+        catalog.files = std::mem::take(&mut files);
+        crate::aider_cwds::add(&mut catalog, ctx, None);
+        files = std::mem::take(&mut catalog.files);
     }
     let response = match resp {
         Some(r) => r,

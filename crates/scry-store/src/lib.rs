@@ -92,7 +92,7 @@ pub use integrity::{inspect, IndexHealth, APPLICATION_ID};
 pub use lease::{lease_at, now_ms, pid_alive, Acquired, Lease, HEARTBEAT, LEASE_TTL};
 pub use ledger::{StoredRequest, UsageSum, TIER_BOUNDS};
 pub use listing::{IndexedSource, ListMode, ListSpec, PageRow};
-pub use lookup::SourceCwd;
+pub use lookup::{LiveCwds, SourceCwd};
 pub use read::{ListRow, SessionRef};
 pub use refresh::{Action, FileError, Progress, RefreshOptions, RefreshReport};
 pub use revision::{revisions_at, RevisionRow, RevisionStats};

@@ -3,7 +3,7 @@
 //! the data version a poller compares, explicit read transactions spanning several reads, and
 //! the sources an id may name ([`Store::sources_by_id`], id resolution under a watcher's lease).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use scry_model::ProviderId;
@@ -25,6 +25,18 @@ pub struct SourceCwd<'a> {
     pub mtime_ns: i64,
     /// The stored session's working directory.
     pub cwd: Option<&'a str>,
+}
+
+/// The live indexed sources of the other providers as the Aider cwd lookup needs them
+/// ([`Store::live_cwds_of`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LiveCwds {
+    /// Live sources per provider (as stored), in the order first met.
+    pub counts: Vec<(String, usize)>,
+    /// The distinct stored cwds of the sessions of the live sources of the providers asked.
+    pub cwds: BTreeSet<String>,
+    /// `(path, key)` of the live sources of the providers asked that have no stored session.
+    pub unsessioned: Vec<(String, String)>,
 }
 
 impl Store {
@@ -223,6 +235,93 @@ impl Store {
             });
         }
         Ok(())
+    }
+
+    /// The live indexed sources of every provider but `except`, summed up for the Aider cwd
+    /// lookup that runs after a refresh of every discovered source (`scry_query`'s
+    /// `aider_cwds::add_refreshed`): how many per provider (so the caller can tell that the
+    /// index holds exactly what discovery found), the distinct stored cwds of the sessions of
+    /// the sources of the providers in `of`, and those sources of `of` without a stored session
+    /// (failed parses). Two index-only scans (`files_fingerprint`, `sessions_cwd`) in one read
+    /// snapshot; no path is compared.
+    pub fn live_cwds_of(&self, except: ProviderId, of: &[ProviderId]) -> Result<LiveCwds> {
+        let began = self.begin_read()?;
+        let out = self.live_cwds_of_in(except, of);
+        if began {
+            self.end_read();
+        }
+        out
+    }
+
+    fn live_cwds_of_in(&self, except: ProviderId, of: &[ProviderId]) -> Result<LiveCwds> {
+        let fail = || StoreError::db("read live cwds");
+        let mut out = LiveCwds::default();
+        let mut sids: HashSet<i64> = HashSet::new();
+        {
+            let mut st = self
+                .conn
+                .prepare(
+                    "SELECT provider, sid, path, key FROM files INDEXED BY files_fingerprint \
+                     WHERE live = 1 AND provider != ?1",
+                )
+                .map_err(fail())?;
+            let mut rows = st.query([except.as_str()]).map_err(fail())?;
+            // The providers of `of` as stored, and the last provider seen (rows come in path
+            // order, so runs of one provider are common).
+            let wanted: Vec<&str> = of.iter().map(|p| p.as_str()).collect();
+            let mut last: Option<(usize, bool)> = None;
+            while let Some(r) = rows.next().map_err(fail())? {
+                let provider = crate::refresh::text_ref(r, 0).map_err(fail())?;
+                let at = match last {
+                    Some((i, w)) if out.counts[i].0 == provider => (i, w),
+                    _ => {
+                        let i = match out.counts.iter().position(|(p, _)| p == provider) {
+                            Some(i) => i,
+                            None => {
+                                out.counts.push((provider.to_string(), 0));
+                                out.counts.len() - 1
+                            }
+                        };
+                        (i, wanted.contains(&provider))
+                    }
+                };
+                last = Some(at);
+                out.counts[at.0].1 += 1;
+                if !at.1 {
+                    continue;
+                }
+                match r.get::<_, Option<i64>>(1).map_err(fail())? {
+                    Some(sid) => {
+                        sids.insert(sid);
+                    }
+                    None => out
+                        .unsessioned
+                        .push((r.get(2).map_err(fail())?, r.get(3).map_err(fail())?)),
+                }
+            }
+        }
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT sid, cwd FROM sessions INDEXED BY sessions_cwd \
+                 WHERE cwd IS NOT NULL ORDER BY cwd",
+            )
+            .map_err(fail())?;
+        let mut rows = st.query([]).map_err(fail())?;
+        // In cwd order: a cwd is copied once, when the first of its sessions is wanted.
+        let mut taken: Option<String> = None;
+        while let Some(r) = rows.next().map_err(fail())? {
+            let sid: i64 = r.get(0).map_err(fail())?;
+            if !sids.contains(&sid) {
+                continue;
+            }
+            let cwd = crate::refresh::text_ref(r, 1).map_err(fail())?;
+            if taken.as_deref() != Some(cwd) {
+                out.cwds.insert(cwd.to_string());
+                taken = Some(cwd.to_string());
+            }
+        }
+        Ok(out)
     }
 
     /// SQLite's `data_version` of this connection: it changes when another connection commits

@@ -212,11 +212,25 @@ fn a_new_session_naming_a_new_cwd_is_seen_at_once_by_the_indexed_command() {
     std::fs::create_dir_all(&dir).unwrap();
     let line = crate::util::claude_line("user", "c3", 0, &s.dir("p3").display().to_string(), "hi");
     std::fs::write(dir.join("c3.jsonl"), format!("{line}\n")).unwrap();
+    // First the whole list, which looks the histories up after its refresh (the new session
+    // parsed by that refresh names p3).
+    let all = listed(&s.both(&["list", "--global", "--limit", "100", "--json"]));
+    assert_eq!(all.len(), 12, "{all:?}");
+    assert!(all.iter().any(|(u, _)| u == "aider:20261201-221342-p3"));
     let got = listed(&s.both(&args));
     assert_eq!(got.len(), 9, "{got:?}");
     assert!(got.iter().any(|(u, _)| u == "aider:20261201-221342-p3"));
+    // A global search does the same for a session that appears before it.
+    copy_history(&s.dir("p5"));
+    let line = crate::util::claude_line("user", "c5", 0, &s.dir("p5").display().to_string(), "hi");
+    std::fs::write(dir.join("c5.jsonl"), format!("{line}\n")).unwrap();
+    let found = s.both(&["search", "--global", "--json", "跨会话检索"]);
+    assert!(found.contains("aider:20261201-221429-p5"), "{found}");
+    std::fs::remove_file(dir.join("c5.jsonl")).unwrap();
     // And when that session goes, so does the history it pointed at.
     std::fs::remove_file(dir.join("c3.jsonl")).unwrap();
+    let all = listed(&s.both(&["list", "--global", "--limit", "100", "--json"]));
+    assert_eq!(all.len(), 8, "{all:?}");
     assert_eq!(listed(&s.both(&args)).len(), 6);
 }
 

@@ -36,6 +36,7 @@ use sig::{head_hash, prefix_hash, related_signature};
 mod lock;
 mod pipe;
 mod sig;
+mod skip;
 mod write;
 
 pub(crate) use lock::YIELD;
@@ -61,6 +62,11 @@ pub struct RefreshOptions {
     /// Parse threads for the files parsed whole (`index --jobs`): 0 = one per available core,
     /// 1 = parse on the writing thread. The index written is the same either way.
     pub jobs: usize,
+    /// Sources not given are left alone, gone or not: a second refresh in one run, of files
+    /// found after a first one that checked every indexed source (the Aider histories a
+    /// `list` looks up after its refresh). Without it a partial refresh stats every live
+    /// indexed source it was not given.
+    pub keep_unseen: bool,
 }
 
 impl RefreshOptions {
@@ -255,7 +261,7 @@ struct FileRows {
 }
 
 /// A text column as `&str` without copying it.
-fn text_ref<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
+pub(crate) fn text_ref<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
     r.get_ref(i)?.as_str().map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
     })
@@ -356,7 +362,26 @@ impl Store {
             .iter()
             .map(|f| (f.path.to_string_lossy(), f.key.as_deref().unwrap_or("")))
             .collect();
+        let sigs: Vec<i64> = files.iter().map(related_signature).collect();
         let conn = &self.conn;
+        // Nothing written since a refresh of exactly these files: nothing to do ([`skip`]).
+        let digest = (!opts.force && !opts.keep_unseen && files.len() >= BULK_MIN_FILES)
+            .then(|| skip::digest(files, &sigs, opts));
+        if digest.is_some_and(|d| skip::unchanged(conn, d)) {
+            report.unchanged = files.len();
+            for (i, file) in files.iter().enumerate() {
+                let p = Progress {
+                    done: i + 1,
+                    total: files.len(),
+                    file,
+                    action: Action::Unchanged,
+                };
+                if !progress(&p) {
+                    return Err(StoreError::Aborted);
+                }
+            }
+            return Ok(report);
+        }
         std::thread::scope(|scope| {
             let mut pipe: Option<pipe::Prefetch> = None;
             let mut i = 0;
@@ -387,8 +412,14 @@ impl Store {
                 let events_at_begin = report.events_written;
                 let mut aborted = false;
                 while i < files.len() {
-                    let action =
-                        batch.refresh_file(sources, &files[i], i, &names[i], opts, &mut report)?;
+                    let action = batch.refresh_file(
+                        sources,
+                        &files[i],
+                        i,
+                        (&names[i], sigs[i]),
+                        opts,
+                        &mut report,
+                    )?;
                     let file = &files[i];
                     i += 1;
                     let p = Progress {
@@ -409,12 +440,17 @@ impl Store {
                     }
                 }
                 let done = i >= files.len() && !aborted;
-                if done {
+                if done && !opts.keep_unseen {
                     if first && batch.rows.all && !batch.restarted {
                         // One transaction saw every file and every row: the other rows are
                         // exactly the indexed sources not given.
                         let others = std::mem::take(&mut batch.rows.others);
-                        batch.mark_unseen(others, opts, &mut report)?;
+                        let kept = batch.mark_unseen(others, opts, &mut report)?;
+                        // Every indexed source was checked and none is left live unseen:
+                        // the same files next time find nothing to do.
+                        if let Some(d) = digest.filter(|_| kept == 0) {
+                            skip::store(conn, d)?;
+                        }
                     } else {
                         let seen: HashSet<(&str, &str)> =
                             names.iter().map(|(p, k)| (p.as_ref(), *k)).collect();
@@ -511,7 +547,7 @@ impl Batch<'_> {
         sources: &[Box<dyn Source>],
         file: &SourceFile,
         at: usize,
-        name: &Name<'_>,
+        (name, related_sig): (&Name<'_>, i64),
         opts: &RefreshOptions,
         report: &mut RefreshReport,
     ) -> Result<Action> {
@@ -528,7 +564,6 @@ impl Batch<'_> {
         };
         let source = source.as_ref();
         let row = self.file_row(at, path, key)?;
-        let related_sig = related_signature(file);
         let size = i64::try_from(file.size).unwrap_or(i64::MAX);
         let same_base = row.as_ref().is_some_and(|r| {
             !opts.force && r.parser_version == PARSER_VERSION && r.related_sig == related_sig
@@ -695,11 +730,14 @@ impl Batch<'_> {
         others: Vec<(String, String, FileRow)>,
         opts: &RefreshOptions,
         report: &mut RefreshReport,
-    ) -> Result<()> {
+    ) -> Result<usize> {
+        let mut kept = 0;
         for (path, provider, row) in others {
-            self.vanish_unless_kept(row.fid, &path, &provider, row.sid, opts, report)?;
+            if !self.vanish_unless_kept(row.fid, &path, &provider, row.sid, opts, report)? {
+                kept += 1;
+            }
         }
-        Ok(())
+        Ok(kept)
     }
 
     /// Marks a source not given to this refresh (and its session) `live: false` when the
@@ -712,10 +750,11 @@ impl Batch<'_> {
         sid: Option<i64>,
         opts: &RefreshOptions,
         report: &mut RefreshReport,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let complete =
             opts.complete_all || opts.complete_for.iter().any(|p| p.as_str() == provider);
-        if complete || !Path::new(path).exists() {
+        let gone = complete || !Path::new(path).exists();
+        if gone {
             self.tx
                 .execute("UPDATE files SET live = 0 WHERE fid = ?1", [fid])
                 .map_err(StoreError::db("mark vanished"))?;
@@ -725,7 +764,7 @@ impl Batch<'_> {
                 .map_err(StoreError::db("mark vanished"))?;
             crate::archive::mark_gone(self.tx, sid)?;
         }
-        Ok(())
+        Ok(gone)
     }
 
     fn mark_vanished(

@@ -88,3 +88,73 @@ fn many_files_in_one_transaction_mark_exactly_the_missing_ones() {
     assert_eq!((r.vanished, r.revived), (0, 5), "{r:?}");
     assert_eq!(live_ids(&store).len(), FILES - 3);
 }
+
+/// A refresh given exactly the files of the last one, with nothing written to the index since,
+/// returns without reading the stored rows (the digest and write generation in `meta`); any
+/// write to `files` / `sessions` or any change of a given file's stat makes it check again.
+#[test]
+fn a_repeated_refresh_with_nothing_written_since_reads_no_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("src");
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..FILES {
+        std::fs::write(
+            dir.join(format!("s{i:03}.jsonl")),
+            line("user", &format!("n{i}"), 1),
+        )
+        .unwrap();
+    }
+    let p = Lines::new(&dir);
+    let db = tmp.path().join("index.db");
+    let mut store = Store::open(&db).unwrap();
+    let opts = RefreshOptions::partial();
+    let r = refresh(&mut store, &p, &p.files(), &opts);
+    assert_eq!(r.parsed, FILES, "{r:?}");
+    // The cold refresh spans several transactions (parse threads, staged sessions): it
+    // stores no digest; the first nothing-changed refresh reads every row and stores one.
+    let r = refresh(&mut store, &p, &p.files(), &opts);
+    assert_eq!(r.unchanged, FILES, "{r:?}");
+    // A stored mtime changed behind the index's back, by a write the generation does not count
+    // (only `mtime_ns`): a refresh that reads the rows hashes that file (its size and head are
+    // the same: a touch); the skipped one does not.
+    let raw = rusqlite::Connection::open(&db).unwrap();
+    let fake = |raw: &rusqlite::Connection| {
+        raw.execute(
+            "UPDATE files SET mtime_ns = 1 WHERE path LIKE '%s007.jsonl'",
+            [],
+        )
+        .unwrap();
+    };
+    fake(&raw);
+    let r = refresh(&mut store, &p, &p.files(), &opts);
+    assert_eq!((r.unchanged, r.hashed, r.parsed), (FILES, 0, 0), "{r:?}");
+    // Any write the generation counts: the rows are read again (the faked mtime is seen).
+    raw.execute(
+        "UPDATE sessions SET title = title WHERE rowid = (SELECT min(rowid) FROM sessions)",
+        [],
+    )
+    .unwrap();
+    let r = refresh(&mut store, &p, &p.files(), &opts);
+    assert_eq!((r.unchanged, r.hashed), (FILES, 1), "{r:?}");
+    // Stored again by that refresh: skipped while nothing changes.
+    fake(&raw);
+    let r = refresh(&mut store, &p, &p.files(), &opts);
+    assert_eq!((r.unchanged, r.hashed), (FILES, 0), "{r:?}");
+    // A given file's stat changed: read again, and the file is parsed.
+    std::fs::write(
+        dir.join("s050.jsonl"),
+        format!("{}{}", line("user", "n50", 1), line("assistant", "more", 2)),
+    )
+    .unwrap();
+    let r = refresh(&mut store, &p, &p.files(), &opts);
+    assert_eq!(r.unchanged, FILES - 1, "{r:?}");
+    assert_eq!(r.parsed + r.resumed, 1, "{r:?}");
+    // Another set of files (one left out, still on disk: kept live unseen): read, and no
+    // digest stored for it, so the whole set is read again next time too.
+    let fewer: Vec<SourceFile> = p.files()[1..].to_vec();
+    let r = refresh(&mut store, &p, &fewer, &opts);
+    assert_eq!(r.unchanged, FILES - 1, "{r:?}");
+    fake(&raw);
+    let r = refresh(&mut store, &p, &fewer, &opts);
+    assert_eq!((r.unchanged, r.hashed), (FILES - 1, 1), "{r:?}");
+}

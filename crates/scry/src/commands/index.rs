@@ -91,6 +91,9 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
         None => None,
     };
     let whole = args.id.is_none() && args.scope.is_none() && since.is_none();
+    // Under the lease the watcher marks the sources that vanish: one session's refresh leaves
+    // the others alone instead of stating every live one.
+    let keep_unseen = leased.is_some();
     let files: Vec<SourceFile> = if let Some(file) = leased {
         vec![file]
     } else if let Some(id) = &args.id {
@@ -110,6 +113,7 @@ pub fn run(ctx: &Ctx, args: &IndexArgs) -> CliResult<Output> {
     let opts = RefreshOptions {
         force: args.force,
         jobs: args.jobs.map_or(0, usize::from),
+        keep_unseen,
         ..if whole || args.all || args.rebuild {
             RefreshOptions::complete_for(
                 ctx.exclusions
