@@ -315,6 +315,27 @@ pub fn scan(file: &SourceFile) -> Result<Header, SourceError> {
     Ok(h)
 }
 
+/// The cwd [`scan`] (and the full parse) reports, read only as far as the first line naming
+/// one: the same lines in the same order, each parsed as [`scan`] parses it while the cwd is
+/// unknown. `None` when no line names one (the caller then scans the header).
+pub fn probe_cwd(file: &SourceFile) -> Option<String> {
+    let reader = scry_source::jsonl::open(&file.path).ok()?;
+    let mut lines = LineReader::new(reader);
+    let mut facts = Facts::default();
+    while let Ok(Some(line)) = lines.next_line() {
+        if crate::records::counted_prefix(line.bytes).is_some() {
+            continue;
+        }
+        if let Some(v) = parse_quiet(line.bytes) {
+            facts.observe(&v);
+            if facts.cwd.is_some() {
+                return facts.cwd;
+            }
+        }
+    }
+    None
+}
+
 fn rescan_leaves(path: &Path, leaves: &[String], titles: &mut Titles) {
     let Ok(reader) = scry_source::jsonl::open(path) else {
         return;

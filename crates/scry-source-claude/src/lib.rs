@@ -86,6 +86,10 @@ impl Source for ClaudeSource {
         discover::detect(path)
     }
 
+    fn probe_cwd(&self, file: &SourceFile) -> Option<String> {
+        header::probe_cwd(file)
+    }
+
     fn scan_header(&self, file: &SourceFile) -> Result<Header, SourceError> {
         header::scan(file)
     }

@@ -48,6 +48,9 @@ fn every_corpus_file_parses_without_panic() {
             assert_eq!(h.title_source, s.header.title_source, "{}", path.display());
             assert_eq!(h.kind, s.header.kind, "{}", path.display());
             assert_eq!(h.parent, s.header.parent, "{}", path.display());
+            // The cwd probe (Aider's project directories) reads up to the first cwd only.
+            let probed = ClaudeSource.probe_cwd(&source_file(&path));
+            assert_eq!(probed, s.header.cwd, "{}", path.display());
         }
     }
     // 7 third-party + 2 real + 5 older files.

@@ -113,6 +113,25 @@ impl Source for CodexSource {
         Some(f)
     }
 
+    /// The identity's cwd: records are read (within the header scan's bound) only until the
+    /// first `session_meta` (or bare line 1) is seen; the header's cwd is that one when it
+    /// names one. `None` otherwise (the caller scans the header).
+    fn probe_cwd(&self, file: &SourceFile) -> Option<String> {
+        if !is_lines(file) {
+            return None;
+        }
+        let reader = jsonl::open(&file.path).ok()?.take(HEADER_SCAN_BYTES);
+        let mut sink = Discard;
+        let mut out = Emitter::new(&mut sink);
+        let mut ro = Rollout::new(file.path.clone(), false);
+        let mut warnings = Vec::new();
+        read::read_records(reader, &file.path, &mut warnings, |r| {
+            ro.record(rec_of(&r), &r.value, &mut out);
+            ro.identity.is_none()
+        });
+        ro.identity?.cwd
+    }
+
     fn scan_header(&self, file: &SourceFile) -> Result<Header, SourceError> {
         if !is_lines(file) {
             return scan_by_full_parse(self, file);

@@ -106,6 +106,7 @@ fn every_codex_corpus_file_parses_without_panic() {
     let src = CodexSource;
     let mut warnings = 0;
     let mut events = 0;
+    let mut probes = 0;
     for p in &files {
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let id = name.trim_end_matches(".jsonl").to_string();
@@ -121,6 +122,14 @@ fn every_codex_corpus_file_parses_without_panic() {
         assert_eq!(h.title, s.header.title, "{}", p.display());
         assert_eq!(h.created, s.header.created, "{}", p.display());
         assert_eq!(h.updated, s.header.updated, "{}", p.display());
+        // The cwd probe (Aider's project directories) names the parse's cwd or nothing.
+        let probed = src.probe_cwd(&file);
+        assert!(
+            probed.is_none() || probed == s.header.cwd,
+            "{}",
+            p.display()
+        );
+        probes += usize::from(probed.is_some());
         for (i, e) in s.events.iter().enumerate() {
             assert_eq!(e.seq as usize, i);
         }
@@ -132,6 +141,10 @@ fn every_codex_corpus_file_parses_without_panic() {
     // many-types catalogue, 2 in `schema_drift` (2 lines without a type, one unknown bare
     // item type `function_result`; its `world_state` line is known).
     assert_eq!(warnings, 5, "warnings counted");
+    assert!(
+        probes >= 5,
+        "the wrapped-era rollouts name their cwd at once: {probes}"
+    );
     assert!(events > 150, "{events}");
 }
 

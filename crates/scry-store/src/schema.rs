@@ -136,6 +136,11 @@ CREATE TABLE warnings(
 CREATE VIRTUAL TABLE events_fts USING fts5(
     doc, tokenize = 'ascii', content = '', contentless_delete = 1, detail = none
 );
+-- FTS5 writes its pending terms out as a new segment whenever they pass `hashsize` (1 MB by
+-- default): a cold index then made a small segment every few documents and spent a third of
+-- the writer sorting terms and merging those segments. 64 MB: one segment per transaction
+-- (the queued writes of `ftsq`, at most 32 MB of documents); persisted in `events_fts_config`.
+INSERT INTO events_fts(events_fts, rank) VALUES('hashsize', 67108864);
 CREATE TABLE facts(sid INTEGER PRIMARY KEY, version INTEGER NOT NULL, body BLOB NOT NULL);
 CREATE TABLE edges(sid INTEGER PRIMARY KEY, version INTEGER NOT NULL, body BLOB NOT NULL);
 CREATE TABLE pending(sid INTEGER PRIMARY KEY, since INTEGER NOT NULL);
