@@ -832,7 +832,7 @@ impl<'a> Collector<'a> {
             all: top.is_none(),
         });
         for h in hits {
-            if common.is_some_and(|c| !h.seq.is_some_and(|q| q >= c)) {
+            if common.is_some_and(|c| h.seq.is_none_or(|q| q < c)) {
                 continue;
             }
             acc.count += 1;
