@@ -72,8 +72,8 @@ pub fn headers(ctx: &Context, references: &[String]) -> QueryResult<Batch> {
     let entries = references
         .iter()
         .map(|r| {
-            let leased = crate::indexed::reads(&store)
-                .and_then(|s| Catalog::resolve_leased(ctx, s, &[], r));
+            let leased =
+                crate::indexed::reads(&store).and_then(|s| Catalog::resolve_leased(ctx, s, &[], r));
             let result = match leased {
                 Some((catalog, file)) => scan_one(ctx, &catalog, file, r),
                 None => {

@@ -9,7 +9,7 @@
 use scry_model::{ErrorCode, EventKind, Header, Session, Timestamp};
 use scry_source::SourceFile;
 use scry_store::{
-    search_direct, Area, Caller, SearchMode, SearchRequest, SearchResponse, SessionFilter,
+    search_direct, Area, Caller, Count, SearchMode, SearchRequest, SearchResponse, SessionFilter,
     SortOrder, TermsOperator, TimeRange,
 };
 use serde::{Serialize, Serializer};
@@ -79,6 +79,11 @@ pub struct SearchQuery {
     /// Order: relevance (best hit, then time) or time (newest session first)
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value = "relevance"))]
     pub sort: SortOrder,
+    /// With --sort time: count every match (all) or only the sessions read for this page
+    /// (page: newest first, up to the next page's first session; the totals are then a lower
+    /// bound, marked total_exact: false)
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value = "all"))]
+    pub count: Count,
     /// Show scry's own echoes in the caller's live session instead of folding them
     #[cfg_attr(feature = "cli", arg(long))]
     pub include_self: bool,
@@ -119,6 +124,7 @@ impl Default for SearchQuery {
             max_hits: 5,
             context: 60,
             sort: SortOrder::Relevance,
+            count: Count::All,
             include_self: false,
             cursor: None,
             live_only: false,
@@ -173,6 +179,10 @@ impl SearchResult {
             "self_folded": r.self_folded,
             "next_cursor": r.next_cursor,
         });
+        if !r.total_exact {
+            // The totals count the sessions read for this page (`--count all` counts all).
+            out["total_exact"] = json!(false);
+        }
         if let Some(h) = &self.session {
             out["session"] = render::header_json(&crate::archive::shown(h.clone()));
         }
@@ -560,6 +570,7 @@ pub fn request(
     req.max_hits = q.max_hits;
     req.context = q.context;
     req.sort = q.sort;
+    req.count = q.count;
     req.cursor.clone_from(&q.cursor);
     req.include_self = q.include_self;
     // Self-echo (S-S4): the caller's live session when it names itself in SCRY_CALLER

@@ -98,9 +98,9 @@ pub use refresh::{Action, FileError, Progress, RefreshOptions, RefreshReport};
 pub use revision::{revisions_at, RevisionRow, RevisionStats};
 pub use schema::{EDGE_VERSION, EXTRACTOR_VERSION, PARSER_VERSION, SCHEMA_VERSION};
 pub use search::{
-    search_direct, search_direct_each, search_session_direct, Area, Caller, EachError, Field, Hit,
-    SearchMode, SearchPlan, SearchRequest, SearchResponse, SessionHits, SessionSearch, SortOrder,
-    TermsOperator,
+    search_direct, search_direct_each, search_session_direct, Area, Caller, Count, EachError,
+    Field, Hit, SearchMode, SearchPlan, SearchRequest, SearchResponse, SessionHits, SessionSearch,
+    SortOrder, TermsOperator,
 };
 pub use session_index::SessionIndex;
 

@@ -9,7 +9,8 @@
 use scry_model::Session;
 
 use super::engine::{
-    direct_hits, direct_show, hit_order, make_cursor, session_order, Plan, SessionMatch,
+    counts_page, direct_hits, direct_show, hit_order, make_cursor, session_order, Plan,
+    SessionMatch,
 };
 use super::{SearchPlan, SearchRequest, SearchResponse, SessionHits};
 use crate::codec::time_to_i;
@@ -30,6 +31,8 @@ struct Kept {
     best: f64,
     count: usize,
     more: bool,
+    /// Self-echo hits folded away in this session.
+    folded: u64,
 }
 
 /// Searches the sessions `sessions` yields as `(position, session)` (positions increasing from
@@ -42,6 +45,10 @@ pub fn search_direct_each<E>(
 ) -> Result<SearchResponse, EachError<E>> {
     let plan = Plan::new(req, false).map_err(EachError::Search)?;
     let keep = plan.offset.saturating_add(req.limit);
+    // With `count: page` in time order the totals stop at the first session of the next page.
+    let partial = counts_page(req);
+    let keep_n = keep + usize::from(partial);
+    let mut folded_only: Vec<Kept> = Vec::new();
     let order = session_order(req.sort);
     let by_order = |a: &Kept, b: &Kept| order((&a.m, a.best), (&b.m, b.best));
     let (mut kept, mut matched, mut total_matches, mut folded) = (Vec::new(), 0usize, 0u64, 0u64);
@@ -51,12 +58,36 @@ pub fn search_direct_each<E>(
             continue;
         }
         let mut hits = direct_hits(&plan, req, &s);
+        let mut own = 0u64;
         if !req.include_self {
             let before = hits.len();
             hits.retain(|h| !h.self_echo);
-            folded += (before - hits.len()) as u64;
+            own = (before - hits.len()) as u64;
+            folded += own;
         }
+        let session = |hits| SessionMatch {
+            key: pos as i64,
+            uri: s.header.uri.clone(),
+            source: s
+                .header
+                .sources
+                .first()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            updated: s.header.updated.map(time_to_i),
+            hits,
+            summary: None,
+        };
         if hits.is_empty() {
+            if partial && own > 0 {
+                folded_only.push(Kept {
+                    m: session(Vec::new()),
+                    best: f64::MIN,
+                    count: 0,
+                    more: false,
+                    folded: own,
+                });
+            }
             continue;
         }
         matched += 1;
@@ -67,28 +98,37 @@ pub fn search_direct_each<E>(
         hits.truncate(req.max_hits);
         kept.push(Kept {
             m: SessionMatch {
-                key: pos as i64,
-                uri: s.header.uri.clone(),
-                source: s
-                    .header
-                    .sources
-                    .first()
-                    .map(|p| p.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                updated: s.header.updated.map(time_to_i),
-                hits,
+                summary: Some((count, best)),
+                ..session(hits)
             },
             best,
             count,
             more: count > req.max_hits,
+            folded: own,
         });
-        if kept.len() > keep.saturating_mul(2).max(64) {
+        if kept.len() > keep_n.saturating_mul(2).max(64) {
             kept.sort_by(by_order);
-            kept.truncate(keep);
+            kept.truncate(keep_n);
         }
     }
     kept.sort_by(by_order);
-    kept.truncate(keep);
+    kept.truncate(keep_n);
+    let mut total_exact = true;
+    let mut total_sessions = matched as u64;
+    if partial && kept.len() > keep {
+        // As `rank`: the sessions up to the next page's first one, in order.
+        let last = &kept[keep];
+        total_matches = kept.iter().map(|k| k.count as u64).sum();
+        folded = kept.iter().map(|k| k.folded).sum::<u64>()
+            + folded_only
+                .iter()
+                .filter(|f| by_order(f, last) != std::cmp::Ordering::Greater)
+                .map(|f| f.folded)
+                .sum::<u64>();
+        total_sessions = kept.len() as u64;
+        total_exact = false;
+        kept.truncate(keep);
+    }
     let next_cursor = (matched > keep).then(|| make_cursor(keep, plan.binding));
     let mut out = Vec::new();
     for k in kept.into_iter().skip(plan.offset) {
@@ -104,8 +144,9 @@ pub fn search_direct_each<E>(
     Ok(SearchResponse {
         sessions: out,
         total_matches,
-        total_sessions: matched as u64,
+        total_sessions,
         self_folded: folded,
+        total_exact,
         next_cursor,
         plan: SearchPlan::Direct,
     })

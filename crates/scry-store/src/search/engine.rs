@@ -45,6 +45,9 @@ pub(crate) struct SessionMatch {
     pub source: String,
     pub updated: Option<i64>,
     pub hits: Vec<RawHit>,
+    /// `(hit count, best score)` when `hits` holds only the hits the page could show (the
+    /// best `max_hits` in [`hit_order`]) and no self-echo; `None` when `hits` is every hit.
+    pub summary: Option<(usize, f64)>,
 }
 
 /// Validated request parts.
@@ -115,7 +118,8 @@ impl Plan {
         })
     }
 
-    /// Hits of one event, given its searchable parts.
+    /// Hits of one event, given its searchable parts: with their match ranges when `ranges`,
+    /// else counted only (ranges empty; a shown hit gets them from its field again).
     pub fn event_hits(
         &self,
         seq: u32,
@@ -123,30 +127,42 @@ impl Plan {
         turn: u32,
         text: &str,
         aux: Option<&str>,
+        ranges: bool,
     ) -> Vec<RawHit> {
         if !self.kinds.contains(&kind) {
             return Vec::new();
         }
-        let mut fields: Vec<(Field, &str)> = vec![(Field::Text, text)];
-        if let Some(a) = aux {
-            let (tool, args) = split_aux(a);
-            fields.push((Field::Tool, tool));
-            fields.push((Field::Args, args));
-        }
+        let (tool, args) = aux.map_or(("", ""), split_aux);
+        let fields = [
+            (Field::Text, text),
+            (Field::Tool, tool),
+            (Field::Args, args),
+        ];
+        let fields = &fields[..if aux.is_some() { 3 } else { 1 }];
         let mut patterns = 0u64;
-        let mut found: Vec<(Field, usize, FieldMatch)> = Vec::new();
-        for (f, t) in fields {
-            let m = self.matcher.field(t);
+        let mut found: [Option<(Field, usize, FieldMatch)>; 3] = [None, None, None];
+        for (slot, (f, t)) in found.iter_mut().zip(fields) {
+            let m = if ranges {
+                self.matcher.field(t)
+            } else {
+                let (count, patterns) = self.matcher.count(t);
+                FieldMatch {
+                    ranges: Vec::new(),
+                    count,
+                    patterns,
+                }
+            };
             if m.count > 0 {
                 patterns |= m.patterns;
-                found.push((f, t.len(), m));
+                *slot = Some((*f, t.len(), m));
             }
         }
-        if found.is_empty() || !self.matcher.qualifies(patterns) {
+        if patterns == 0 || !self.matcher.qualifies(patterns) {
             return Vec::new();
         }
         found
             .into_iter()
+            .flatten()
             .map(|(field, len, m)| RawHit {
                 seq: Some(seq),
                 kind: Some(kind),
@@ -340,37 +356,72 @@ pub(crate) struct Ranked {
     pub total_matches: u64,
     pub total_sessions: u64,
     pub self_folded: u64,
+    pub total_exact: bool,
     pub next_cursor: Option<String>,
 }
 
-/// Folds self-echo, ranks sessions, pages them and picks the shown hits.
+/// Whether `req` counts only the sessions up to the first one of its next page
+/// ([`super::Count::Page`] with `sort: time`): a back end may then stop reading sessions (in
+/// [`session_order`]) once it has found `offset + limit + 1` with hits.
+pub(crate) fn counts_page(req: &SearchRequest) -> bool {
+    req.sort == SortOrder::Time && req.count == super::Count::Page
+}
+
+/// Folds self-echo, ranks sessions, pages them and picks the shown hits. With
+/// [`counts_page`], the totals (and folded hits) are those of the sessions up to and including
+/// the first session of the next page, in order — what a back end reading sessions in that
+/// order until then has seen — and `total_exact` is `false` when there is a next page.
 pub(crate) fn rank(req: &SearchRequest, plan: &Plan, matches: Vec<SessionMatch>) -> Ranked {
-    let mut folded = 0u64;
-    let mut sessions: Vec<(SessionMatch, f64)> = Vec::new();
+    // (session, best score, hits, folded hits); a session whose every hit folded keeps its
+    // place (0 hits) for the partial totals.
+    let mut all: Vec<(SessionMatch, f64, usize, u64)> = Vec::new();
     for mut m in matches {
-        if !req.include_self {
-            let before = m.hits.len();
-            m.hits.retain(|h| !h.self_echo);
-            folded += (before - m.hits.len()) as u64;
+        let mut folded = 0u64;
+        if m.summary.is_none() {
+            if !req.include_self {
+                let before = m.hits.len();
+                m.hits.retain(|h| !h.self_echo);
+                folded = (before - m.hits.len()) as u64;
+            }
+            let best = m.hits.iter().map(|h| h.score).fold(f64::MIN, f64::max);
+            m.summary = Some((m.hits.len(), best));
         }
-        if m.hits.is_empty() {
+        let (n, best) = m.summary.unwrap_or((0, f64::MIN));
+        if n == 0 && folded == 0 {
             continue;
         }
-        let best = m.hits.iter().map(|h| h.score).fold(f64::MIN, f64::max);
-        sessions.push((m, best));
+        all.push((m, best, n, folded));
     }
-    let total_matches = sessions.iter().map(|(m, _)| m.hits.len() as u64).sum();
-    let total_sessions = sessions.len() as u64;
     let order = session_order(req.sort);
-    sessions.sort_by(|(a, sa), (b, sb)| order((a, *sa), (b, *sb)));
+    all.sort_by(|(a, sa, ..), (b, sb, ..)| order((a, *sa), (b, *sb)));
     let end = plan.offset.saturating_add(req.limit);
+    let mut total_exact = true;
+    if counts_page(req) {
+        let cut = all
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.2 > 0)
+            .nth(end)
+            .map(|(i, _)| i);
+        if let Some(cut) = cut {
+            all.truncate(cut + 1);
+            total_exact = false;
+        }
+    }
+    let folded = all.iter().map(|s| s.3).sum();
+    let sessions: Vec<(SessionMatch, f64, usize)> = all
+        .into_iter()
+        .filter(|s| s.2 > 0)
+        .map(|(m, best, n, _)| (m, best, n))
+        .collect();
+    let total_matches = sessions.iter().map(|(_, _, n)| *n as u64).sum();
+    let total_sessions = sessions.len() as u64;
     let next_cursor = (sessions.len() > end).then(|| make_cursor(end, plan.binding));
     let page = sessions
         .into_iter()
         .skip(plan.offset)
         .take(req.limit)
-        .map(|(mut m, best)| {
-            let n = m.hits.len();
+        .map(|(mut m, best, n)| {
             m.hits.sort_by(hit_order(req.sort));
             m.hits.truncate(req.max_hits);
             (m, best, n, n > req.max_hits)
@@ -381,6 +432,7 @@ pub(crate) fn rank(req: &SearchRequest, plan: &Plan, matches: Vec<SessionMatch>)
         total_matches,
         total_sessions,
         self_folded: folded,
+        total_exact,
         next_cursor,
     }
 }
@@ -515,6 +567,7 @@ pub fn search_direct(sessions: &[Session], req: &SearchRequest) -> Result<Search
                     .unwrap_or_default(),
                 updated: s.header.updated.map(time_to_i),
                 hits,
+                summary: None,
             });
         }
     }
@@ -536,6 +589,7 @@ pub fn search_direct(sessions: &[Session], req: &SearchRequest) -> Result<Search
         total_matches: ranked.total_matches,
         total_sessions: ranked.total_sessions,
         self_folded: ranked.self_folded,
+        total_exact: ranked.total_exact,
         next_cursor: ranked.next_cursor,
         plan: SearchPlan::Direct,
     })
@@ -560,7 +614,7 @@ pub(crate) fn direct_hits(plan: &Plan, req: &SearchRequest, s: &Session) -> Vec<
     let mut hits = plan.session_hits(s.header.title.as_deref(), artifacts.as_deref());
     let auxes: Vec<Option<String>> = s.events.iter().map(aux_text).collect();
     for (e, aux) in s.events.iter().zip(&auxes) {
-        hits.extend(plan.event_hits(e.seq, e.kind, e.turn, &e.text, aux.as_deref()));
+        hits.extend(plan.event_hits(e.seq, e.kind, e.turn, &e.text, aux.as_deref(), true));
     }
     if let Some(c) = req.caller.as_ref().filter(|c| c.uri == s.header.uri) {
         let echo = self_echo(

@@ -6,8 +6,10 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{params, params_from_iter, OptionalExtension};
 
-use super::engine::{self, page_within, rank, self_echo, Plan, RawHit, SessionMatch};
-use super::{Field, Hit, SearchPlan, SearchRequest, SearchResponse, SessionHits, SessionSearch};
+use super::engine::{self, hit_order, page_within, rank, self_echo, Plan, RawHit, SessionMatch};
+use super::{
+    Field, Hit, SearchPlan, SearchRequest, SearchResponse, SessionHits, SessionSearch, SortOrder,
+};
 use crate::block::{kind_bit, Decoded, GROUP_START};
 use crate::codec::{event_from, event_id_range, kind_from_i, kind_to_i, split_aux, time_to_i};
 use crate::error::{Result, StoreError};
@@ -149,19 +151,21 @@ impl Store {
     ) -> Result<SearchResponse> {
         let plan = Plan::new(req, false)?;
         let filter = (use_filter && !req.filter.is_empty()).then_some(&req.filter);
-        let (mut by_sid, used) = self.collect(&plan, within.as_ref(), filter, revs)?;
-        // A revision's hits on the events it shares with its successor are the successor's.
-        by_sid.retain(|sid, hits| {
-            if let Some((_, _, common)) = revs.get(sid) {
-                hits.retain(|h| h.seq.is_some_and(|q| q >= *common));
-            }
-            !hits.is_empty()
-        });
+        let full = self.caller_sids(req)?;
+        if engine::counts_page(req) {
+            let (matches, used) =
+                self.search_streamed(req, &plan, within.as_ref(), filter, revs, full)?;
+            return self.respond(req, &plan, revs, matches, used);
+        }
+        let mut keep = Collector::new(revs, Some((req.max_hits, req.sort)));
+        keep.full = full;
+        let used = self.collect(&plan, within.as_ref(), filter, revs, &mut keep)?;
+        let by_sid = keep.by_sid;
         let mut meta =
             self.session_meta(by_sid.keys().copied().filter(|s| !revs.contains_key(s)))?;
         meta.extend(self.revision_meta(by_sid.keys().copied().filter(|s| revs.contains_key(s)))?);
         let mut matches = Vec::new();
-        for (sid, hits) in by_sid {
+        for (sid, acc) in by_sid {
             let Some((uri, updated, source)) = meta.get(&sid).cloned() else {
                 continue;
             };
@@ -170,18 +174,31 @@ impl Store {
                 uri,
                 source,
                 updated,
-                hits,
+                summary: (!acc.all).then_some((acc.count, acc.best)),
+                hits: acc.hits,
             });
         }
         self.mark_self(req, &mut matches)?;
-        let ranked = rank(req, &plan, matches);
+        self.respond(req, &plan, revs, matches, used)
+    }
+
+    /// The response for the collected `matches` (self-echo marked): ranked, paged, shown.
+    fn respond(
+        &self,
+        req: &SearchRequest,
+        plan: &Plan,
+        revs: &RevScope,
+        matches: Vec<SessionMatch>,
+        used: SearchPlan,
+    ) -> Result<SearchResponse> {
+        let ranked = rank(req, plan, matches);
         let mut sessions = Vec::new();
         for (m, best, n, more) in ranked.sessions {
             let (header, _) = self.row_of(m.key)?;
             let mut hits = m
                 .hits
                 .iter()
-                .map(|h| self.show_hit(req, m.key, &header, h))
+                .map(|h| self.show_hit(req, plan, m.key, &header, h))
                 .collect::<Result<Vec<_>>>()?;
             if let Some((_, n, _)) = revs.get(&m.key) {
                 for h in &mut hits {
@@ -201,6 +218,7 @@ impl Store {
             total_matches: ranked.total_matches,
             total_sessions: ranked.total_sessions,
             self_folded: ranked.self_folded,
+            total_exact: ranked.total_exact,
             next_cursor: ranked.next_cursor,
             plan: used,
         })
@@ -226,21 +244,24 @@ impl Store {
         let (sid, header, _) = self.sid_of(at)?;
         let uri = header.uri.as_str();
         let scope: HashSet<i64> = [sid].into_iter().collect();
-        let (mut by_sid, _) = self.collect(&plan, Some(&scope), None, &RevScope::new())?;
-        let hits = by_sid.remove(&sid).unwrap_or_default();
+        let revs = RevScope::new();
+        let mut keep = Collector::new(&revs, None);
+        self.collect(&plan, Some(&scope), None, &revs, &mut keep)?;
+        let hits = keep.by_sid.remove(&sid).map(|a| a.hits).unwrap_or_default();
         let mut matches = vec![SessionMatch {
             key: sid,
             uri: uri.to_string(),
             source: String::new(),
             updated: None,
             hits,
+            summary: None,
         }];
         self.mark_self(req, &mut matches)?;
         let hits = matches.pop().map(|m| m.hits).unwrap_or_default();
         let (page, total, folded, next) = page_within(req, &plan, hits);
         let hits = page
             .iter()
-            .map(|h| self.show_hit(req, sid, &header, h))
+            .map(|h| self.show_hit(req, &plan, sid, &header, h))
             .collect::<Result<Vec<_>>>()?;
         Ok(SessionSearch {
             header,
@@ -254,7 +275,7 @@ impl Store {
     /// `(uri, updated, primary source path)` of the given sessions: one query per session for
     /// a few, one pass over the table for many.
     #[allow(clippy::type_complexity)]
-    fn session_meta(
+    pub(super) fn session_meta(
         &self,
         sids: impl Iterator<Item = i64>,
     ) -> Result<HashMap<i64, (String, Option<i64>, String)>> {
@@ -310,7 +331,7 @@ impl Store {
 
     /// `(uri, updated, primary source path)` of the given earlier revisions.
     #[allow(clippy::type_complexity)]
-    fn revision_meta(
+    pub(super) fn revision_meta(
         &self,
         sids: impl Iterator<Item = i64>,
     ) -> Result<HashMap<i64, (String, Option<i64>, String)>> {
@@ -365,7 +386,7 @@ impl Store {
     }
 
     /// The sids of every session `filter` admits, less those outside `within` (when given).
-    fn filter_sids(
+    pub(super) fn filter_sids(
         &self,
         filter: &SessionFilter,
         within: Option<&HashSet<i64>>,
@@ -391,7 +412,7 @@ impl Store {
     /// Of the candidate sessions `sids` (those in `within`, when given), the ones `filter`
     /// admits: asked of these sessions alone, a few hundred at a time, so a selective search
     /// does not read the whole `sessions` table; many candidates read it once instead.
-    fn filter_candidates(
+    pub(super) fn filter_candidates(
         &self,
         filter: &SessionFilter,
         within: Option<&HashSet<i64>>,
@@ -444,23 +465,13 @@ impl Store {
         within: Option<&HashSet<i64>>,
         filter: Option<&SessionFilter>,
         revs: &RevScope,
-    ) -> Result<(HashMap<i64, Vec<RawHit>>, SearchPlan)> {
+        by_sid: &mut Collector<'_>,
+    ) -> Result<SearchPlan> {
         let cur = |sid: i64| revs.get(&sid).map_or(sid, |r| r.0);
-        let mut by_sid: HashMap<i64, Vec<RawHit>> = HashMap::new();
         let mask = plan.kinds.iter().fold(0i64, |m, k| m | kind_bit(*k));
         let mut raw = Decoded::default();
         if let Some(q) = &plan.matcher.fts {
-            let ids: Vec<i64> = {
-                let mut st = self
-                    .conn
-                    .prepare_cached("SELECT rowid FROM events_fts WHERE events_fts MATCH ?1")
-                    .map_err(StoreError::db("trigram candidates"))?;
-                let rows = st
-                    .query_map([q], |r| r.get(0))
-                    .map_err(StoreError::db("trigram candidates"))?;
-                rows.collect::<rusqlite::Result<_>>()
-                    .map_err(StoreError::db("trigram candidates"))?
-            };
+            let ids = self.trigram_ids(q)?;
             let candidates = ids.len() as u64;
             let admitted = match filter {
                 Some(f) => {
@@ -478,51 +489,19 @@ impl Store {
                     continue;
                 }
                 if (id & 0xFFFF_FFFF) as u32 == u32::MAX {
-                    let hits = self.session_level(plan, sid)?;
-                    if !hits.is_empty() {
-                        by_sid.entry(sid).or_default().extend(hits);
-                    }
+                    by_sid.add(sid, self.session_level(plan, sid)?);
                 } else {
                     blocks.push(id);
                 }
             }
             blocks.sort_unstable();
             if mask != 0 {
-                // A candidate is a group's document: its blocks run from the group's first
-                // block to the next block that starts a group.
-                let mut st = self
-                    .conn
-                    .prepare_cached("SELECT id, kinds, data FROM blocks WHERE id BETWEEN ?1 AND ?2")
-                    .map_err(StoreError::db("read candidates"))?;
                 for start in blocks {
-                    let end = event_id_range(start >> 32).1;
-                    let mut rows = st
-                        .query(params![start, end])
-                        .map_err(StoreError::db("read candidates"))?;
-                    while let Some(r) = rows.next().map_err(StoreError::db("read candidates"))? {
-                        let id: i64 = r.get(0).map_err(StoreError::db("read candidates"))?;
-                        let kinds: i64 = r.get(1).map_err(StoreError::db("read candidates"))?;
-                        if id != start && kinds & GROUP_START != 0 {
-                            break;
-                        }
-                        if kinds & mask == 0 {
-                            continue;
-                        }
-                        let data = r.get_ref(2).map_err(StoreError::db("read candidates"))?;
-                        block_hits(
-                            plan,
-                            id,
-                            data.as_blob().unwrap_or(&[]),
-                            &mut raw,
-                            &mut by_sid,
-                        )?;
-                    }
+                    self.read_blocks(plan, start, true, mask, &mut raw, by_sid)?;
                 }
             }
-            for hits in by_sid.values_mut() {
-                hits.sort_by_key(|h| (h.seq.map_or(0, |s| i64::from(s) + 1), h.field));
-            }
-            return Ok((by_sid, SearchPlan::Trigram { candidates }));
+            by_sid.finish();
+            return Ok(SearchPlan::Trigram { candidates });
         }
         // No narrowing: scan the stored blocks.
         let admitted = match filter {
@@ -544,14 +523,12 @@ impl Store {
                 .collect::<rusqlite::Result<Vec<_>>>()
                 .map_err(StoreError::db("scan titles"))?;
             for sid in sids.into_iter().filter(|s| in_scope(*s)) {
-                let hits = self.session_level(plan, sid)?;
-                if !hits.is_empty() {
-                    by_sid.entry(sid).or_default().extend(hits);
-                }
+                by_sid.add(sid, self.session_level(plan, sid)?);
             }
         }
         if mask == 0 {
-            return Ok((by_sid, SearchPlan::Scan));
+            by_sid.finish();
+            return Ok(SearchPlan::Scan);
         }
         let ranges: Vec<(i64, i64)> = match scope {
             Some(s) if s.len() <= RANGE_SCAN_MAX => {
@@ -584,22 +561,61 @@ impl Store {
                     continue;
                 }
                 let data = r.get_ref(2).map_err(StoreError::db("scan events"))?;
-                block_hits(
-                    plan,
-                    id,
-                    data.as_blob().unwrap_or(&[]),
-                    &mut raw,
-                    &mut by_sid,
-                )?;
+                block_hits(plan, id, data.as_blob().unwrap_or(&[]), &mut raw, by_sid)?;
             }
         }
-        for hits in by_sid.values_mut() {
-            hits.sort_by_key(|h| (h.seq.map_or(0, |s| i64::from(s) + 1), h.field));
-        }
-        Ok((by_sid, SearchPlan::Scan))
+        by_sid.finish();
+        Ok(SearchPlan::Scan)
     }
 
-    fn session_level(&self, plan: &Plan, sid: i64) -> Result<Vec<RawHit>> {
+    /// The FTS documents (candidate groups, session documents) matching the trigram query.
+    pub(super) fn trigram_ids(&self, q: &str) -> Result<Vec<i64>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT rowid FROM events_fts WHERE events_fts MATCH ?1")
+            .map_err(StoreError::db("trigram candidates"))?;
+        let rows = st
+            .query_map([q], |r| r.get(0))
+            .map_err(StoreError::db("trigram candidates"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(StoreError::db("trigram candidates"))
+    }
+
+    /// Hits of the stored blocks from block `start` to the end of its session, or (`group`)
+    /// to the end of its candidate group: the group's first block up to the next block that
+    /// starts a group. Blocks of no kind in `mask` are not decoded.
+    pub(super) fn read_blocks(
+        &self,
+        plan: &Plan,
+        start: i64,
+        group: bool,
+        mask: i64,
+        raw: &mut Decoded,
+        by_sid: &mut Collector<'_>,
+    ) -> Result<()> {
+        let fail = || StoreError::db("read candidates");
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT id, kinds, data FROM blocks WHERE id BETWEEN ?1 AND ?2")
+            .map_err(fail())?;
+        let end = event_id_range(start >> 32).1;
+        let mut rows = st.query(params![start, end]).map_err(fail())?;
+        while let Some(r) = rows.next().map_err(fail())? {
+            let id: i64 = r.get(0).map_err(fail())?;
+            let kinds: i64 = r.get(1).map_err(fail())?;
+            if group && id != start && kinds & GROUP_START != 0 {
+                break;
+            }
+            if kinds & mask == 0 {
+                continue;
+            }
+            let data = r.get_ref(2).map_err(fail())?;
+            block_hits(plan, id, data.as_blob().unwrap_or(&[]), raw, by_sid)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn session_level(&self, plan: &Plan, sid: i64) -> Result<Vec<RawHit>> {
         let row: Option<(Option<String>, Option<String>)> = self
             .conn
             .prepare_cached("SELECT title, artifacts FROM sessions WHERE sid = ?1")
@@ -615,8 +631,31 @@ impl Store {
         Ok(plan.session_hits(title.as_deref(), artifacts.as_deref()))
     }
 
+    /// The sessions (and earlier revisions) stored under the caller's uri: they keep every
+    /// hit, for self-echo folding.
+    pub(super) fn caller_sids(&self, req: &SearchRequest) -> Result<HashSet<i64>> {
+        let Some(caller) = &req.caller else {
+            return Ok(HashSet::new());
+        };
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT sid FROM sessions WHERE uri = ?1 UNION SELECT sid FROM revisions WHERE uri = ?1",
+            )
+            .map_err(StoreError::db("read caller"))?;
+        let rows = st
+            .query_map([&caller.uri], |r| r.get::<_, i64>(0))
+            .map_err(StoreError::db("read caller"))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(StoreError::db("read caller"))
+    }
+
     /// Flags self-echo hits in the caller's session.
-    fn mark_self(&self, req: &SearchRequest, matches: &mut [SessionMatch]) -> Result<()> {
+    pub(super) fn mark_self(
+        &self,
+        req: &SearchRequest,
+        matches: &mut [SessionMatch],
+    ) -> Result<()> {
         let Some(caller) = &req.caller else {
             return Ok(());
         };
@@ -653,19 +692,28 @@ impl Store {
         Ok(())
     }
 
+    /// A hit as shown; its match ranges are found again in the field when it was only counted.
     fn show_hit(
         &self,
         req: &SearchRequest,
+        plan: &Plan,
         sid: i64,
         header: &scry_model::Header,
         h: &RawHit,
     ) -> Result<Hit> {
+        let ranged = |text: &str| {
+            let mut h = h.clone();
+            if h.ranges.is_empty() {
+                h.ranges = plan.matcher.field(text).ranges;
+            }
+            h
+        };
         let Some(seq) = h.seq else {
             let text = match h.field {
                 Field::Title => header.title.clone().unwrap_or_default(),
                 _ => header.artifacts.join("\n"),
             };
-            return Ok(engine::show(req, header, h, &text, None, None));
+            return Ok(engine::show(req, header, &ranged(&text), &text, None, None));
         };
         let mut found: Option<(scry_model::Event, Option<String>)> = None;
         self.each_record(sid, &header.uri, seq, seq, &mut |r| {
@@ -687,7 +735,7 @@ impl Store {
         Ok(engine::show(
             req,
             header,
-            h,
+            &ranged(&field_text),
             &field_text,
             Some(event.locator),
             event.time,
@@ -709,7 +757,7 @@ fn block_hits(
     id: i64,
     data: &[u8],
     raw: &mut Decoded,
-    by_sid: &mut HashMap<i64, Vec<RawHit>>,
+    by_sid: &mut Collector<'_>,
 ) -> Result<()> {
     let sid = id >> 32;
     let damaged = || StoreError::CorruptSession {
@@ -727,10 +775,103 @@ fn block_hits(
         let Some(k) = kind_from_i(rec.kind) else {
             continue;
         };
-        let hits = plan.event_hits(rec.seq, k, rec.turn, rec.text, rec.aux);
-        if !hits.is_empty() {
-            by_sid.entry(sid).or_default().extend(hits);
-        }
+        by_sid.add(
+            sid,
+            plan.event_hits(rec.seq, k, rec.turn, rec.text, rec.aux, false),
+        );
     }
     Ok(())
+}
+
+/// The hits of one session as they are collected.
+pub(crate) struct Acc {
+    /// Every hit (`all`), else the best `max_hits` in the shown order.
+    pub hits: Vec<RawHit>,
+    /// Hits found.
+    pub count: usize,
+    /// The best hit's score.
+    pub best: f64,
+    /// `hits` holds every hit.
+    pub all: bool,
+}
+
+/// Collects hits per session: every hit within one session and in the caller's own sessions
+/// (self-echo folding needs them), else only the count, the best score and the hits a page
+/// could show, so a common word does not keep a `RawHit` per match in memory.
+pub(crate) struct Collector<'a> {
+    pub by_sid: HashMap<i64, Acc>,
+    /// `(max_hits, order)` of the shown hits; `None`: keep every hit.
+    top: Option<(usize, SortOrder)>,
+    /// Sessions that keep every hit.
+    pub full: HashSet<i64>,
+    revs: &'a RevScope,
+}
+
+impl<'a> Collector<'a> {
+    pub fn new(revs: &'a RevScope, top: Option<(usize, SortOrder)>) -> Self {
+        Collector {
+            by_sid: HashMap::new(),
+            top,
+            full: HashSet::new(),
+            revs,
+        }
+    }
+
+    /// Adds hits of session `sid`. A revision's hits on the events it shares with its
+    /// successor are the successor's: left out.
+    pub fn add(&mut self, sid: i64, hits: Vec<RawHit>) {
+        if hits.is_empty() {
+            return;
+        }
+        let common = self.revs.get(&sid).map(|r| r.2);
+        let top = self.top.filter(|_| !self.full.contains(&sid));
+        let acc = self.by_sid.entry(sid).or_insert_with(|| Acc {
+            hits: Vec::new(),
+            count: 0,
+            best: f64::MIN,
+            all: top.is_none(),
+        });
+        for h in hits {
+            if common.is_some_and(|c| h.seq.is_none_or(|q| q < c)) {
+                continue;
+            }
+            acc.count += 1;
+            acc.best = acc.best.max(h.score);
+            acc.hits.push(h);
+            if let Some((k, sort)) = top {
+                if acc.hits.len() >= k.saturating_mul(2).max(16) {
+                    acc.hits.sort_by(hit_order(sort));
+                    acc.hits.truncate(k);
+                }
+            }
+        }
+    }
+
+    /// Drops sessions left without hits and puts kept hits in the shown order.
+    fn finish(&mut self) {
+        self.by_sid.retain(|_, a| a.count > 0);
+        for a in self.by_sid.values_mut() {
+            settle(self.top, a);
+        }
+    }
+
+    /// The hits of session `sid` (in the shown order), when it has any.
+    pub fn take(&mut self, sid: i64) -> Option<Acc> {
+        let mut a = self.by_sid.remove(&sid).filter(|a| a.count > 0)?;
+        settle(self.top, &mut a);
+        Some(a)
+    }
+}
+
+/// Every hit in position order, or the best `max_hits` in the shown order.
+fn settle(top: Option<(usize, SortOrder)>, a: &mut Acc) {
+    match top {
+        Some((k, sort)) if !a.all => {
+            a.hits.sort_by(hit_order(sort));
+            a.hits.truncate(k);
+        }
+        _ => a
+            .hits
+            .sort_by_key(|h| (h.seq.map_or(0, |s| i64::from(s) + 1), h.field)),
+    }
 }

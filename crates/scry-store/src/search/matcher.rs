@@ -151,6 +151,21 @@ impl Matcher {
         fm
     }
 
+    /// How many (non-empty) matches `text` holds, and of which patterns: [`Matcher::field`]'s
+    /// `count` and `patterns` without collecting ranges (what ranking needs of a hit that is
+    /// not shown; the shown ones get their ranges from [`Matcher::field`] again).
+    pub fn count(&self, text: &str) -> (usize, u64) {
+        let (mut count, mut patterns) = (0, 0u64);
+        for (i, re) in self.pats.iter().enumerate() {
+            let n = re.find_iter(text).filter(|m| m.start() != m.end()).count();
+            if n > 0 {
+                count += n;
+                patterns |= 1 << i;
+            }
+        }
+        (count, patterns)
+    }
+
     /// Whether the union of pattern bits found across an event's fields qualifies the event.
     pub fn qualifies(&self, patterns: u64) -> bool {
         if self.and {

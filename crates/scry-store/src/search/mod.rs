@@ -33,6 +33,7 @@ mod each;
 mod engine;
 mod indexed;
 mod matcher;
+mod streamed;
 
 use scry_model::{EventKind, Header, Locator, ProviderId, Timestamp};
 use serde::{Deserialize, Serialize};
@@ -106,6 +107,27 @@ pub enum SortOrder {
     Time,
 }
 
+/// How much of a `sort: time` search is counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Count {
+    /// Sessions newest first only until the page and one more session with hits are found:
+    /// past the last page the totals are a lower bound (`total_exact: false`). Relevance
+    /// order ranks every session, so its totals are always exact. Asked for, never the
+    /// default: SPEC S-S3 makes `total_matches` the true total.
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "Totals of the sessions read for the page")
+    )]
+    Page,
+    /// Every session in scope is searched and counted (the default).
+    #[default]
+    #[cfg_attr(feature = "cli", value(help = "Every match counted"))]
+    All,
+}
+
 /// Who is searching: the caller's own live session and the current time, for self-echo
 /// folding (S-S4).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,6 +165,9 @@ pub struct SearchRequest {
     pub context: usize,
     /// Result order.
     pub sort: SortOrder,
+    /// How much is counted (the totals of a `sort: time` search; see [`Count`]).
+    #[serde(default)]
+    pub count: Count,
     /// Continue after a previous page (the response's `next_cursor`).
     pub cursor: Option<String>,
     /// Show self-echo hits instead of folding them.
@@ -172,6 +197,7 @@ impl SearchRequest {
             max_hits: 5,
             context: 60,
             sort: SortOrder::Relevance,
+            count: Count::All,
             cursor: None,
             include_self: false,
             caller: None,
@@ -297,12 +323,20 @@ pub struct SearchResponse {
     pub total_matches: u64,
     /// Sessions with at least one hit.
     pub total_sessions: u64,
+    /// `false` when the totals (and `self_folded`) are a lower bound: a `sort: time` search
+    /// with `count: page` stopped after the sessions up to the first one of the next page.
+    #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
+    pub total_exact: bool,
     /// Self-echo hits folded away.
     pub self_folded: u64,
     /// Cursor for the next page, when there is one.
     pub next_cursor: Option<String>,
     /// How it was answered.
     pub plan: SearchPlan,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The answer to a search within one session (S-Q5): the header even with zero hits.

@@ -18,5 +18,6 @@ mod list_page;
 mod ownership;
 mod revisions;
 mod search;
+mod search_count;
 mod staged;
 mod vanish_bulk;

@@ -5,7 +5,7 @@
 use scry_model::{ErrorCode, EventKind, ProviderId};
 use scry_source::Source;
 use scry_store::{
-    search_direct, search_direct_each, search_session_direct, Area, Caller, SearchMode,
+    search_direct, search_direct_each, search_session_direct, Area, Caller, Count, SearchMode,
     SearchRequest, SearchResponse, SessionFilter, SortOrder, Store, TermsOperator, TimeRange,
 };
 use serde_json::json;
@@ -695,6 +695,8 @@ fn streamed_search_keeps_a_page_of_many_sessions_and_equals_the_direct_one() {
             limit: 7,
             max_hits: 1,
             sort,
+            // Every session counted (`count: page` in time order: tests/store/search_count.rs).
+            count: Count::All,
             area: Area::All,
             ..SearchRequest::literal("haystack")
         };

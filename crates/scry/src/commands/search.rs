@@ -97,14 +97,20 @@ pub(super) fn text(
         }
     }
     let mut notes = format!(
-        "{} {} in {}\n",
+        "{}{} {} in {}{}\n",
+        if r.total_exact { "" } else { "at least " },
         r.total_matches,
         if r.total_matches == 1 {
             "match"
         } else {
             "matches"
         },
-        render::count(r.total_sessions, "session")
+        render::count(r.total_sessions, "session"),
+        if r.total_exact {
+            ""
+        } else {
+            " (read up to the next page; --count all counts every one)"
+        }
     );
     if r.self_folded > 0 {
         notes.push_str(&format!(
