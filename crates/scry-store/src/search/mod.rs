@@ -29,6 +29,7 @@
 //!   arguments run `scry …` within the last five minutes (and on that call's results) are folded:
 //!   left out and counted in `self_folded`, unless `include_self`.
 
+mod collector;
 mod each;
 mod engine;
 mod indexed;

@@ -10,8 +10,8 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::params;
 
+use super::collector::Collector;
 use super::engine::{session_order, Plan, SessionMatch};
-use super::indexed::Collector;
 use super::{SearchPlan, SearchRequest, SortOrder};
 use crate::block::{kind_bit, Decoded};
 use crate::error::{Result, StoreError};
