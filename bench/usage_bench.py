@@ -79,18 +79,24 @@ CCUSAGE_TIER = 200_000
 
 def codex_tiers(path, prices):
     """A Codex rollout's cost under both long-context rules, from its own `token_count` records
-    (`last_token_usage`, ccusage's source; the model from the latest `turn_context`):
+    (`last_token_usage`, ccusage's source; the model from the latest `turn_context`; a fork's
+    copied parent records, timestamped before its first line, left out):
     `(table, ccusage)`, where `table` prices a request at the long-context rates when its input
     (cached included) passes the table's threshold, and `ccusage` when it passes 200k. None when
     a model has no price with a tier."""
     table = ccu = 0.0
-    model = None
+    model = created = None
     for line in open(path, encoding="utf-8"):
         try:
             d = json.loads(line)
         except ValueError:
             continue
         p = d.get("payload") or {}
+        created = created or d.get("timestamp")
+        # A fork's copied parent history (written before the fork's own first line) holds the
+        # parent's requests, not the fork's: both tools leave them out.
+        if (d.get("timestamp") or "") < created:
+            continue
         if d.get("type") == "turn_context":
             model = p.get("model") or model
             continue
