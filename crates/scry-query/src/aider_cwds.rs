@@ -81,6 +81,11 @@ pub(crate) fn add(catalog: &mut Catalog, ctx: &Context, open: Option<&dyn Sessio
         };
         scan(catalog, &rest, &mut cwds);
     }
+    add_in(catalog, ctx, &cwds);
+}
+
+/// Adds the Aider histories found in `cwds` (not yet in `catalog`) and their warnings.
+fn add_in(catalog: &mut Catalog, ctx: &Context, cwds: &BTreeSet<String>) {
     let found = scry_sources::aider_in_cwds(
         cwds.iter().map(String::as_str),
         &catalog.files,
@@ -117,15 +122,7 @@ pub(crate) fn add_refreshed(catalog: &mut Catalog, ctx: &Context, store: &Store)
         return start;
     }
     match cwds_refreshed(catalog, store) {
-        Some(cwds) => {
-            let found = scry_sources::aider_in_cwds(
-                cwds.iter().map(String::as_str),
-                &catalog.files,
-                &ctx.exclusions,
-            );
-            catalog.files.extend(found.files);
-            catalog.warnings.extend(found.warnings);
-        }
+        Some(cwds) => add_in(catalog, ctx, &cwds),
         None => add(catalog, ctx, Some(store)),
     }
     start

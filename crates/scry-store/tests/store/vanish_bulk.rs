@@ -35,10 +35,9 @@ fn live_ids(store: &Store) -> Vec<String> {
     ids
 }
 
-#[test]
-fn many_files_in_one_transaction_mark_exactly_the_missing_ones() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("src");
+/// `FILES` one-line sessions in `<root>/src`.
+fn sources(root: &std::path::Path) -> std::path::PathBuf {
+    let dir = root.join("src");
     std::fs::create_dir_all(&dir).unwrap();
     for i in 0..FILES {
         std::fs::write(
@@ -47,6 +46,13 @@ fn many_files_in_one_transaction_mark_exactly_the_missing_ones() {
         )
         .unwrap();
     }
+    dir
+}
+
+#[test]
+fn many_files_in_one_transaction_mark_exactly_the_missing_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = sources(tmp.path());
     let p = Lines::new(&dir);
     let mut store = Store::open(&tmp.path().join("index.db")).unwrap();
     let all = p.files();
@@ -95,15 +101,7 @@ fn many_files_in_one_transaction_mark_exactly_the_missing_ones() {
 #[test]
 fn a_repeated_refresh_with_nothing_written_since_reads_no_rows() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("src");
-    std::fs::create_dir_all(&dir).unwrap();
-    for i in 0..FILES {
-        std::fs::write(
-            dir.join(format!("s{i:03}.jsonl")),
-            line("user", &format!("n{i}"), 1),
-        )
-        .unwrap();
-    }
+    let dir = sources(tmp.path());
     let p = Lines::new(&dir);
     let db = tmp.path().join("index.db");
     let mut store = Store::open(&db).unwrap();
