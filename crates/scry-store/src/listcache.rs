@@ -10,6 +10,10 @@
 //! bump ([`DDL`] runs on open when missing, like the archive table): a bump would rebuild the
 //! index.
 //!
+//! The same generation keeps one more answer that is O(n) to compute and O(1) to keep: the
+//! Aider cwd lookup's summary of every live source ([`crate::Store::live_cwds_of`]), in
+//! `lookup_cache` as JSON.
+//!
 //! Counts with `--since` are not stored (the instant moves with every command). Storing is a
 //! small write after the read transaction, skipped when another writer holds the lock (never
 //! waited for) and only for the current generation's rows (older ones are deleted with it).
@@ -31,6 +35,11 @@ CREATE TABLE IF NOT EXISTS list_counts(
     total INTEGER NOT NULL,
     hidden INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS lookup_cache(
+    key INTEGER PRIMARY KEY,
+    gen INTEGER NOT NULL,
+    body BLOB NOT NULL
+);
 INSERT OR IGNORE INTO meta(key, value) VALUES('list_gen', 0);
 CREATE TRIGGER IF NOT EXISTS list_gen_files_insert AFTER INSERT ON files
     BEGIN UPDATE meta SET value = value + 1 WHERE key = 'list_gen'; END;
@@ -48,8 +57,9 @@ CREATE TRIGGER IF NOT EXISTS list_gen_sessions_delete AFTER DELETE ON sessions
 ";
 
 /// The `sqlite_master` names [`DDL`] creates (the layout check counts them).
-pub(crate) const NAMES: [&str; 7] = [
+pub(crate) const NAMES: [&str; 8] = [
     "list_counts",
+    "lookup_cache",
     "list_gen_files_insert",
     "list_gen_files_update",
     "list_gen_files_delete",
@@ -80,17 +90,23 @@ fn fail(context: &'static str) -> impl Fn(rusqlite::Error) -> StoreError {
 }
 
 impl Store {
-    /// The current write generation and the counts stored for `key` at it, if any. Call in the
-    /// read snapshot the page is read in.
-    pub(crate) fn cached_counts(&self, key: i64) -> Result<(i64, Option<(usize, usize)>)> {
+    /// The current write generation (`meta.list_gen`; -1 when the index has none).
+    fn generation(&self) -> Result<i64> {
         let gen: Option<i64> = self
             .conn
             .prepare_cached("SELECT value FROM meta WHERE key = 'list_gen'")
             .and_then(|mut st| st.query_row([], |r| r.get(0)).optional())
             .map_err(fail("read the write generation"))?;
-        let Some(gen) = gen else {
-            return Ok((-1, None));
-        };
+        Ok(gen.unwrap_or(-1))
+    }
+
+    /// The current write generation and the counts stored for `key` at it, if any. Call in the
+    /// read snapshot the page is read in.
+    pub(crate) fn cached_counts(&self, key: i64) -> Result<(i64, Option<(usize, usize)>)> {
+        let gen = self.generation()?;
+        if gen < 0 {
+            return Ok((gen, None));
+        }
         let hit: Option<(i64, i64)> = self
             .conn
             .prepare_cached("SELECT total, hidden FROM list_counts WHERE key = ?1 AND gen = ?2")
@@ -131,38 +147,88 @@ impl Store {
         let Some(&(_, gen, _, _)) = pending.first() else {
             return;
         };
+        self.short_write(gen, |conn| {
+            conn.prepare_cached(
+                "DELETE FROM list_counts
+                 WHERE gen <> (SELECT value FROM meta WHERE key = 'list_gen')",
+            )?
+            .execute([])?;
+            let mut st = conn.prepare_cached(
+                "INSERT OR REPLACE INTO list_counts(key, gen, total, hidden)
+                 SELECT ?1, ?2, ?3, ?4 FROM meta WHERE key = 'list_gen' AND value = ?2",
+            )?;
+            for (key, gen, total, hidden) in &pending {
+                st.execute(params![key, gen, total, hidden])?;
+            }
+            Ok(())
+        });
+    }
+
+    /// The answer stored under `key` in `lookup_cache` at the current write generation, with
+    /// that generation (-1 when the index has none). Call in the read snapshot the answer
+    /// would otherwise be computed in.
+    pub(crate) fn cached_lookup<T: serde::de::DeserializeOwned>(
+        &self,
+        key: i64,
+    ) -> Result<(i64, Option<T>)> {
+        let gen = self.generation()?;
+        if gen < 0 {
+            return Ok((gen, None));
+        }
+        let body: Option<Vec<u8>> = self
+            .conn
+            .prepare_cached("SELECT body FROM lookup_cache WHERE key = ?1 AND gen = ?2")
+            .and_then(|mut st| st.query_row(params![key, gen], |r| r.get(0)).optional())
+            .map_err(fail("read a stored lookup"))?;
+        Ok((gen, body.and_then(|b| serde_json::from_slice(&b).ok())))
+    }
+
+    /// Keeps `value`, computed in a read snapshot at generation `gen` that has ended, under
+    /// `key` in `lookup_cache` (a short write like [`Store::save_list_counts`]; stored only
+    /// while the generation is still `gen`).
+    pub(crate) fn save_lookup<T: serde::Serialize>(&self, key: i64, gen: i64, value: &T) {
+        let Ok(body) = serde_json::to_vec(value) else {
+            return;
+        };
+        self.short_write(gen, |conn| {
+            conn.prepare_cached(
+                "DELETE FROM lookup_cache
+                 WHERE gen <> (SELECT value FROM meta WHERE key = 'list_gen')",
+            )?
+            .execute([])?;
+            conn.prepare_cached(
+                "INSERT OR REPLACE INTO lookup_cache(key, gen, body)
+                 SELECT ?1, ?2, ?3 FROM meta WHERE key = 'list_gen' AND value = ?2",
+            )?
+            .execute(params![key, gen, body])?;
+            Ok(())
+        });
+    }
+
+    /// Runs `write` in one short write transaction: skipped when `gen` is unknown, when this
+    /// process is inside a transaction, or when another writer holds the lock (never waited
+    /// for); a failure rolls it back and is dropped (the stored answers are only a cache).
+    fn short_write(
+        &self,
+        gen: i64,
+        write: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<()>,
+    ) {
         if gen < 0 || !self.conn.is_autocommit() {
             return;
         }
         if self.conn.busy_timeout(Duration::ZERO).is_err() {
             return;
         }
-        let _ = self.conn.execute_batch("BEGIN IMMEDIATE").and_then(|()| {
-            let written = self
-                .conn
-                .prepare_cached(
-                    "DELETE FROM list_counts
-                     WHERE gen <> (SELECT value FROM meta WHERE key = 'list_gen')",
-                )
-                .and_then(|mut st| st.execute([]))
-                .and_then(|_| {
-                    let mut st = self.conn.prepare_cached(
-                        "INSERT OR REPLACE INTO list_counts(key, gen, total, hidden)
-                         SELECT ?1, ?2, ?3, ?4 FROM meta WHERE key = 'list_gen' AND value = ?2",
-                    )?;
-                    for (key, gen, total, hidden) in &pending {
-                        st.execute(params![key, gen, total, hidden])?;
-                    }
-                    Ok(())
-                });
-            match written {
-                Ok(_) => self.conn.execute_batch("COMMIT"),
+        let _ = self
+            .conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .and_then(|()| match write(&self.conn) {
+                Ok(()) => self.conn.execute_batch("COMMIT"),
                 Err(e) => {
                     let _ = self.conn.execute_batch("ROLLBACK");
                     Err(e)
                 }
-            }
-        });
+            });
         let _ = self.conn.busy_timeout(self.busy_wait.get());
     }
 }

@@ -29,7 +29,7 @@ pub struct SourceCwd<'a> {
 
 /// The live indexed sources of the other providers as the Aider cwd lookup needs them
 /// ([`Store::live_cwds_of`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LiveCwds {
     /// Live sources per provider (as stored), in the order first met.
     pub counts: Vec<(String, usize)>,
@@ -243,14 +243,31 @@ impl Store {
     /// index holds exactly what discovery found), the distinct stored cwds of the sessions of
     /// the sources of the providers in `of`, and those sources of `of` without a stored session
     /// (failed parses). Two index-only scans (`files_fingerprint`, `sessions_cwd`) in one read
-    /// snapshot; no path is compared.
+    /// snapshot; no path is compared. The answer is kept with the index's write generation
+    /// ([`crate::listcache`]): while nothing is written, a later call reads it back instead.
     pub fn live_cwds_of(&self, except: ProviderId, of: &[ProviderId]) -> Result<LiveCwds> {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        h.update(b"live_cwds_of\0");
+        for p in std::iter::once(except).chain(of.iter().copied()) {
+            h.update(p.as_str().as_bytes());
+            h.update(&[0]);
+        }
+        let key = h.digest() as i64;
         let began = self.begin_read()?;
-        let out = self.live_cwds_of_in(except, of);
+        let out = self
+            .cached_lookup::<LiveCwds>(key)
+            .and_then(|(gen, hit)| match hit {
+                Some(hit) => Ok((gen, hit, true)),
+                None => Ok((gen, self.live_cwds_of_in(except, of)?, false)),
+            });
         if began {
             self.end_read();
         }
-        out
+        let (gen, live, hit) = out?;
+        if began && !hit {
+            self.save_lookup(key, gen, &live);
+        }
+        Ok(live)
     }
 
     fn live_cwds_of_in(&self, except: ProviderId, of: &[ProviderId]) -> Result<LiveCwds> {
