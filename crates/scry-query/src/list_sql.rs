@@ -62,7 +62,10 @@ pub(crate) fn page(
 ) -> Option<Page> {
     let spec = spec(catalog, candidates, ask)?;
     let began = store.begin_read().unwrap_or(false);
-    let out = answer_discovered(store, &spec, candidates, ask);
+    let out = store
+        .occupied(&spec)
+        .ok()
+        .and_then(|spec| answer_discovered(store, &spec, candidates, ask));
     if began {
         // A read transaction has nothing to keep.
         store.end_read();
@@ -84,10 +87,12 @@ pub(crate) fn leased_page(
         return None;
     }
     let began = store.begin_read().unwrap_or(false);
-    let out = if store.list_failed(spec).ok()? {
-        None
-    } else {
-        answer(store, spec, ask, |page| {
+    let out = (|| {
+        let spec = store.occupied(spec).ok()?;
+        if store.list_failed(&spec).ok()? {
+            return None;
+        }
+        answer(store, &spec, ask, |page| {
             page.iter()
                 .map(|row| {
                     let s = store.indexed_source(&row.path, &row.key).ok()??;
@@ -95,7 +100,7 @@ pub(crate) fn leased_page(
                 })
                 .collect()
         })
-    };
+    })();
     if began {
         store.end_read();
     }

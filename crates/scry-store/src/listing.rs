@@ -19,8 +19,8 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-use rusqlite::params_from_iter;
 use rusqlite::types::Value;
+use rusqlite::{params, params_from_iter};
 use scry_model::{ProviderId, SessionKind, Timestamp};
 
 use crate::codec::time_to_i;
@@ -344,6 +344,33 @@ fn members_sql(spec: &ListSpec) -> Sql {
 }
 
 impl Store {
+    /// `spec` less the roots under which no live source is stored: the same sessions, and a
+    /// statement with three comparisons per root left (a `list` of 18 roots spent ≈ 2 ms of
+    /// a 16 ms warm answer parsing and planning them). Two index seeks per root; call in the
+    /// read snapshot the list is read in.
+    pub fn occupied(&self, spec: &ListSpec) -> Result<ListSpec> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT EXISTS(SELECT 1 FROM files WHERE path = ?1 AND live = 1)
+                     OR EXISTS(SELECT 1 FROM files WHERE path >= ?2 AND path < ?3 AND live = 1)",
+            )
+            .map_err(fail("find occupied roots"))?;
+        let mut roots = Vec::with_capacity(spec.roots.len());
+        for d in &spec.roots {
+            let any: bool = st
+                .query_row(params![d, format!("{d}/"), format!("{d}0")], |r| r.get(0))
+                .map_err(fail("find occupied roots"))?;
+            if any {
+                roots.push(d.clone());
+            }
+        }
+        Ok(ListSpec {
+            roots,
+            ..spec.clone()
+        })
+    }
+
     /// Whether a live source under `spec`'s roots, of its providers, failed its last parse
     /// (read through the partial index of failed files: no scan when none did). `list` parses
     /// such sources directly, for their warnings.

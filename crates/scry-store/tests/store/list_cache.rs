@@ -69,3 +69,74 @@ fn counts_are_read_back_until_a_write_moves_the_generation() {
     store.list_counts(&since, fold).unwrap();
     assert_eq!(stored(&store), before);
 }
+
+/// The Aider cwd lookup's summary of every live source is kept the same way: read back while
+/// nothing is written, computed again after a write.
+#[test]
+fn live_cwds_are_read_back_until_a_write_moves_the_generation() {
+    use scry_model::ProviderId;
+    let home = corpus().join("real/home");
+    let (files, _spec) = discover(&home);
+    let (_tmp, store) = indexed(&files);
+    let conn = rusqlite::Connection::open(store.path()).unwrap();
+    let of = [ProviderId::Claude, ProviderId::Codex];
+    let first = store.live_cwds_of(ProviderId::Aider, &of).unwrap();
+    assert!(!first.cwds.is_empty(), "{first:?}");
+    let kept = |conn: &rusqlite::Connection| -> i64 {
+        conn.query_row("SELECT count(*) FROM lookup_cache", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(kept(&conn), 1);
+
+    // Read back, not computed again: a stored answer that differs shows through.
+    let mut faked = first.clone();
+    faked.cwds.insert("/nowhere/faked".into());
+    conn.execute(
+        "UPDATE lookup_cache SET body = ?1",
+        [serde_json::to_vec(&faked).unwrap()],
+    )
+    .unwrap();
+    assert_eq!(store.live_cwds_of(ProviderId::Aider, &of).unwrap(), faked);
+    // Other providers asked: their own entry, computed.
+    let codex = store.live_cwds_of(ProviderId::Aider, &of[1..]).unwrap();
+    assert!(!codex.cwds.contains("/nowhere/faked"));
+    assert_eq!(kept(&conn), 2);
+
+    // Any write to `sessions` moves the generation: computed again, the old entries dropped.
+    conn.execute(
+        "UPDATE sessions SET cwd = cwd WHERE sid = (SELECT min(sid) FROM sessions)",
+        [],
+    )
+    .unwrap();
+    assert_eq!(store.live_cwds_of(ProviderId::Aider, &of).unwrap(), first);
+    assert_eq!(kept(&conn), 1);
+}
+
+/// `occupied` drops exactly the roots holding no live source, and the list it gives is the
+/// list of the whole spec.
+#[test]
+fn occupied_roots_list_what_every_root_lists() {
+    let home = corpus().join("real/home");
+    let (files, mut spec) = discover(&home);
+    let (_tmp, store) = indexed(&files);
+    spec.roots
+        .push(home.join("no-such-agent").to_string_lossy().into_owned());
+    let occupied = store.occupied(&spec).unwrap();
+    assert!(occupied.roots.len() < spec.roots.len(), "{:?}", spec.roots);
+    for root in &spec.roots {
+        let holds = files
+            .iter()
+            .any(|f| f.path.starts_with(root) || f.path.to_string_lossy() == *root);
+        assert_eq!(occupied.roots.contains(root), holds, "{root}");
+    }
+    for mode in [ListMode::Fold, ListMode::Kind(None)] {
+        assert_eq!(
+            store.list_counts(&occupied, mode).unwrap(),
+            store.list_counts(&spec, mode).unwrap()
+        );
+        assert_eq!(
+            store.list_page(&occupied, mode, 0, 50).unwrap(),
+            store.list_page(&spec, mode, 0, 50).unwrap()
+        );
+    }
+}
