@@ -24,32 +24,52 @@ pub(crate) struct FieldMatch {
 }
 
 pub(crate) struct Matcher {
-    pats: Vec<Regex>,
+    /// The patterns, built on first use (a search whose trigrams find no candidate never
+    /// compiles a regex: a case-insensitive one costs ≈ 0.2 ms, a tenth of a warm search).
+    pats: Lazy<Vec<Regex>>,
     and: bool,
     /// The FTS5 query narrowing candidates, when the query allows it.
     pub fts: Option<String>,
     /// For literal and terms queries: any of the literals, over raw bytes (a block of stored
     /// records), to skip blocks without a match before looking at their events.
-    pre: Option<regex::bytes::Regex>,
+    pre: Lazy<Option<regex::bytes::Regex>>,
+}
+
+/// A value built from its recipe when first asked for (the recipe cannot fail: what could is
+/// built at once by [`Matcher::new`]).
+struct Lazy<T> {
+    cell: std::sync::OnceLock<T>,
+    make: Box<dyn Fn() -> T + Send + Sync>,
+}
+
+impl<T> Lazy<T> {
+    fn new(make: impl Fn() -> T + Send + Sync + 'static) -> Self {
+        Lazy {
+            cell: std::sync::OnceLock::new(),
+            make: Box::new(make),
+        }
+    }
+    fn ready(value: T) -> Self {
+        Lazy {
+            cell: std::sync::OnceLock::from(value),
+            make: Box::new(|| unreachable!("built at once")),
+        }
+    }
+    fn get(&self) -> &T {
+        self.cell.get_or_init(|| (self.make)())
+    }
 }
 
 impl Matcher {
     pub fn new(req: &SearchRequest) -> Result<Matcher> {
         let ci = !req.case_sensitive;
-        let build = |p: &str| -> Result<Regex> {
-            RegexBuilder::new(p)
-                .case_insensitive(ci)
-                .size_limit(64 << 20)
-                .build()
-                .map_err(|e| StoreError::InvalidQuery(e.to_string()))
-        };
-        let (pats, and, disj): (Vec<Regex>, bool, Vec<Vec<String>>) = match req.mode {
+        let (srcs, and, disj): (Vec<String>, bool, Vec<Vec<String>>) = match req.mode {
             SearchMode::Literal => {
                 if req.query.is_empty() {
                     return Err(StoreError::InvalidQuery("empty query".into()));
                 }
                 (
-                    vec![build(&regex::escape(&req.query))?],
+                    vec![regex::escape(&req.query)],
                     false,
                     vec![vec![req.query.clone()]],
                 )
@@ -58,12 +78,11 @@ impl Matcher {
                 if req.query.is_empty() {
                     return Err(StoreError::InvalidQuery("empty regex".into()));
                 }
-                let re = build(&req.query)?;
                 let mut req_lits = Vec::new();
                 if let Ok(hir) = regex_syntax::ParserBuilder::new().build().parse(&req.query) {
                     required(&hir, &mut req_lits);
                 }
-                (vec![re], false, vec![req_lits])
+                (vec![req.query.clone()], false, vec![req_lits])
             }
             SearchMode::Terms => {
                 if req.terms.is_empty() {
@@ -72,11 +91,7 @@ impl Matcher {
                 if req.terms.iter().any(String::is_empty) {
                     return Err(StoreError::InvalidQuery("empty term".into()));
                 }
-                let pats = req
-                    .terms
-                    .iter()
-                    .map(|t| build(&regex::escape(t)))
-                    .collect::<Result<Vec<_>>>()?;
+                let pats = req.terms.iter().map(|t| regex::escape(t)).collect();
                 match req.operator {
                     TermsOperator::And => (pats, true, vec![req.terms.clone()]),
                     TermsOperator::Or => (
@@ -87,9 +102,27 @@ impl Matcher {
                 }
             }
         };
-        if pats.len() > 64 {
+        if srcs.len() > 64 {
             return Err(StoreError::InvalidQuery("at most 64 terms".into()));
         }
+        let build = move |p: &str| -> Result<Regex> {
+            RegexBuilder::new(p)
+                .case_insensitive(ci)
+                .size_limit(64 << 20)
+                .build()
+                .map_err(|e| StoreError::InvalidQuery(e.to_string()))
+        };
+        // A regex may be refused (syntax, size): built now, so the error is the answer. An
+        // escaped literal of a short query always builds: left for first use.
+        let pats = if req.mode == SearchMode::Regex || srcs.iter().any(|p| p.len() > 4096) {
+            Lazy::ready(srcs.iter().map(|p| build(p)).collect::<Result<Vec<_>>>()?)
+        } else {
+            Lazy::new(move || {
+                srcs.iter()
+                    .map(|p| build(p).expect("an escaped short literal builds"))
+                    .collect()
+            })
+        };
         let fts = fts_query(&disj, ci);
         // Escaped literals have no anchors or word boundaries, so a match inside one field is
         // a match inside the block holding it: the prefilter never drops a real hit.
@@ -98,13 +131,20 @@ impl Matcher {
             SearchMode::Terms => Some(req.terms.iter().map(String::as_str).collect()),
             SearchMode::Regex => None,
         }
-        .and_then(|lits| {
-            let alt: Vec<String> = lits.iter().map(|l| regex::escape(l)).collect();
-            regex::bytes::RegexBuilder::new(&alt.join("|"))
-                .case_insensitive(ci)
-                .size_limit(64 << 20)
-                .build()
-                .ok()
+        .map(|lits| {
+            lits.iter()
+                .map(|l| regex::escape(l))
+                .collect::<Vec<_>>()
+                .join("|")
+        });
+        let pre = Lazy::new(move || {
+            pre.as_ref().and_then(|alt| {
+                regex::bytes::RegexBuilder::new(alt)
+                    .case_insensitive(ci)
+                    .size_limit(64 << 20)
+                    .build()
+                    .ok()
+            })
         });
         Ok(Matcher {
             pats,
@@ -116,13 +156,13 @@ impl Matcher {
 
     /// Whether `raw` (a decoded block) may hold a match; `true` when there is no prefilter.
     pub fn may_match(&self, raw: &[u8]) -> bool {
-        self.pre.as_ref().is_none_or(|p| p.is_match(raw))
+        self.pre.get().as_ref().is_none_or(|p| p.is_match(raw))
     }
 
     /// Matches in one field.
     pub fn field(&self, text: &str) -> FieldMatch {
         let mut fm = FieldMatch::default();
-        for (i, re) in self.pats.iter().enumerate() {
+        for (i, re) in self.pats.get().iter().enumerate() {
             let mut kept = 0;
             for m in re.find_iter(text) {
                 if m.start() == m.end() {
@@ -136,7 +176,7 @@ impl Matcher {
                 }
             }
         }
-        if self.pats.len() > 1 {
+        if self.pats.get().len() > 1 {
             fm.ranges.sort_unstable();
             let mut merged: Vec<(usize, usize)> = Vec::with_capacity(fm.ranges.len());
             for (s, e) in fm.ranges.drain(..) {
@@ -156,7 +196,7 @@ impl Matcher {
     /// not shown; the shown ones get their ranges from [`Matcher::field`] again).
     pub fn count(&self, text: &str) -> (usize, u64) {
         let (mut count, mut patterns) = (0, 0u64);
-        for (i, re) in self.pats.iter().enumerate() {
+        for (i, re) in self.pats.get().iter().enumerate() {
             let n = re.find_iter(text).filter(|m| m.start() != m.end()).count();
             if n > 0 {
                 count += n;
@@ -169,10 +209,10 @@ impl Matcher {
     /// Whether the union of pattern bits found across an event's fields qualifies the event.
     pub fn qualifies(&self, patterns: u64) -> bool {
         if self.and {
-            let all = if self.pats.len() >= 64 {
+            let all = if self.pats.get().len() >= 64 {
                 u64::MAX
             } else {
-                (1u64 << self.pats.len()) - 1
+                (1u64 << self.pats.get().len()) - 1
             };
             patterns & all == all
         } else {
