@@ -358,10 +358,6 @@ impl Store {
             blocks: opts.commit_blocks.unwrap_or(u64::MAX).max(1),
         };
         poll_when_busy(&self.conn, self.busy_wait.get())?;
-        let names: Vec<Name<'_>> = files
-            .iter()
-            .map(|f| (f.path.to_string_lossy(), f.key.as_deref().unwrap_or("")))
-            .collect();
         let sigs: Vec<i64> = files.iter().map(related_signature).collect();
         let conn = &self.conn;
         // Nothing written since a refresh of exactly these files: nothing to do ([`skip`]).
@@ -382,6 +378,10 @@ impl Store {
             }
             return Ok(report);
         }
+        let names: Vec<Name<'_>> = files
+            .iter()
+            .map(|f| (f.path.to_string_lossy(), f.key.as_deref().unwrap_or("")))
+            .collect();
         std::thread::scope(|scope| {
             let mut pipe: Option<pipe::Prefetch> = None;
             let mut i = 0;

@@ -62,14 +62,22 @@ pub(super) fn related_signature(file: &SourceFile) -> i64 {
     side_signature(&file.path, file.key.is_some(), &file.related)
 }
 
+/// Whether the file name of `path` has a SQLite database's extension (`db`, `sqlite`,
+/// `sqlite3`, `vscdb`), as [`Path::extension`] finds it, from the bytes: it runs for every
+/// source of every refresh.
+fn is_db_name(path: &Path) -> bool {
+    let b = path.as_os_str().as_encoded_bytes();
+    let name = &b[b.iter().rposition(|&c| c == b'/').map_or(0, |i| i + 1)..];
+    match name.iter().rposition(|&c| c == b'.') {
+        Some(i) if i > 0 => matches!(&name[i + 1..], b"db" | b"sqlite" | b"sqlite3" | b"vscdb"),
+        _ => false,
+    }
+}
+
 /// [`related_signature`] of the source at `path` (`keyed`: a session inside a multi-session
 /// store) with side files `related`.
 pub(crate) fn side_signature(path: &Path, keyed: bool, related: &[PathBuf]) -> i64 {
-    let is_db = keyed
-        || path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| matches!(e, "db" | "sqlite" | "sqlite3" | "vscdb"));
+    let is_db = keyed || is_db_name(path);
     let wal = is_db.then(|| {
         let mut p = path.to_path_buf().into_os_string();
         p.push("-wal");
@@ -87,4 +95,35 @@ pub(crate) fn side_signature(path: &Path, keyed: bool, related: &[PathBuf]) -> i
         h.update(&mtime.to_le_bytes());
     }
     h.digest() as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_db_name;
+    use std::path::Path;
+
+    #[test]
+    fn db_names_are_those_whose_path_extension_names_sqlite() {
+        for p in [
+            "/a/b.db",
+            "/a/state.vscdb",
+            "x.sqlite3",
+            "/a/b.sqlite",
+            "/a/.db",
+            "/a/b.db-wal",
+            "/a/b.jsonl",
+            "/a.db/b",
+            "/a/b.",
+            "/a/..",
+            "db",
+            "/a/b.DB",
+            "/a/b.tar.db",
+        ] {
+            let by_path = Path::new(p)
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e, "db" | "sqlite" | "sqlite3" | "vscdb"));
+            assert_eq!(is_db_name(Path::new(p)), by_path, "{p}");
+        }
+    }
 }
