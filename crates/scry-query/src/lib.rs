@@ -63,6 +63,7 @@ pub mod session_read;
 mod session_row;
 pub mod stats;
 pub mod turn_build;
+mod turn_stream;
 pub mod turns;
 pub mod usage;
 
