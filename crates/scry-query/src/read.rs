@@ -260,17 +260,11 @@ pub(crate) fn read_bounded(
             (header, vec![unit], BTreeMap::new(), Vec::new(), Some(extra))
         }
         (_, Some(want)) => {
-            let (header, units, infos, warnings, paged) =
-                events(src, want, req.raw, start, req.max_chars, limit)?;
+            let (built, paged) = events(src, want, req.raw, start, req.max_chars, limit)?;
             if let Some(paged) = paged {
-                return Ok(page_of(
-                    src,
-                    req,
-                    &uri,
-                    (header, units, infos, warnings),
-                    paged,
-                ));
+                return Ok(page_of(src, req, &uri, built, paged));
             }
+            let (header, units, infos, warnings) = built;
             (header, units, infos, warnings, None)
         }
         (_, None) => {
@@ -292,7 +286,7 @@ fn page_of(
     req: &ReadRequest,
     uri: &str,
     built: Built,
-    (slices, next): (Vec<Slice>, Option<Pos>),
+    (slices, next): Paged,
 ) -> TurnPage {
     let (header, units, infos, warnings) = built;
     let fingerprint = src.fingerprint();
@@ -388,6 +382,9 @@ fn want(selector: &Selector) -> QueryResult<Option<Want>> {
 
 type Built = (Header, Vec<Unit>, BTreeMap<u32, TurnInfo>, Vec<Warning>);
 
+/// A page cut already: its slices and where the next page starts.
+pub(crate) type Paged = (Vec<Slice>, Option<Pos>);
+
 /// What the events of a read weigh at most ([`Keep::bounded`]) before a turn read lets them go
 /// and streams the session again, keeping only the turns its page shows
 /// ([`turn_stream::streamed_turns`]).
@@ -402,13 +399,7 @@ fn events(
     start: Pos,
     max_chars: usize,
     limit: usize,
-) -> QueryResult<(
-    Header,
-    Vec<Unit>,
-    BTreeMap<u32, TurnInfo>,
-    Vec<Warning>,
-    Option<(Vec<Slice>, Option<Pos>)>,
-)> {
+) -> QueryResult<(Built, Option<Paged>)> {
     let mut keep = match want {
         Want::Turns(_) if !raw => Keep::bounded(want.clone(), limit),
         _ => Keep::new(want.clone()),
@@ -418,7 +409,7 @@ fn events(
         let clipped = selection::clip_turns(*span, keep.max_turn, keep.has_preamble)?;
         let (units, infos, paged) =
             turn_stream::streamed_turns(src, clipped, &keep.pairs, start, max_chars)?;
-        return Ok((header, units, infos, keep.warnings, Some(paged)));
+        return Ok(((header, units, infos, keep.warnings), Some(paged)));
     }
     let uri = &header.uri;
     let mut kept = std::mem::take(&mut keep.events);
@@ -458,7 +449,7 @@ fn events(
     } else {
         turn_build::full_units(&kept)
     };
-    Ok((header, units, infos, keep.warnings, None))
+    Ok(((header, units, infos, keep.warnings), None))
 }
 
 fn artifact(opened: &Opened, wanted: &str) -> QueryResult<(Header, Unit, (&'static str, Value))> {

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use scry_model::Warning;
 
 use crate::error::QueryResult;
-use crate::page::{self, Pos, Slice, Unit};
+use crate::page::{self, Pos, Unit};
+use crate::read::Paged;
 use crate::selection;
 use crate::session_read::Streamed;
 use crate::turn_build::{self, TurnInfo};
@@ -20,18 +21,13 @@ use crate::turn_build::{self, TurnInfo};
 /// kept, so memory is bounded by the page's turns, not the selection. The slices refer to the
 /// kept units; the next position (the cursor) counts every unit of the selection. Every turn's
 /// heading facts are kept.
-#[allow(clippy::type_complexity)]
 pub(crate) fn streamed_turns(
     src: &dyn Streamed,
     turns: selection::Span,
     pairs: &turn_build::Pairs,
     start: Pos,
     max_chars: usize,
-) -> QueryResult<(
-    Vec<Unit>,
-    BTreeMap<u32, TurnInfo>,
-    (Vec<Slice>, Option<Pos>),
-)> {
+) -> QueryResult<(Vec<Unit>, BTreeMap<u32, TurnInfo>, Paged)> {
     struct Sink<'a> {
         turns: selection::Span,
         pairs: &'a turn_build::Pairs,

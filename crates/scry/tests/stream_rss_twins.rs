@@ -85,7 +85,7 @@ fn mcp_once(home: &Path, db: &Path, no_index: bool, tool: &str, args: Value) -> 
     line.clear();
     stdout.read_line(&mut line).expect("tools/call answer");
     let after = hwm(child.id());
-    drop(send);
+    drop(stdin);
     let _ = child.kill();
     let _ = child.wait();
     let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
