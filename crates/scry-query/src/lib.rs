@@ -55,6 +55,8 @@ pub mod page;
 pub mod progress;
 pub mod raw;
 pub mod read;
+#[cfg(test)]
+mod read_tests;
 pub mod render;
 pub mod resume;
 pub mod search;

@@ -63,6 +63,9 @@ pub struct Slice {
     pub to: usize,
 }
 
+/// A page cut: its slices and where the next page starts (`None`: the units ended on it).
+pub type Paged = (Vec<Slice>, Option<Pos>);
+
 /// Cuts one page starting at `start`; returns the slices and where the next page starts.
 pub fn page(units: &[Unit], start: Pos, max: usize) -> (Vec<Slice>, Option<Pos>) {
     let mut pager = Pager::new(start, max);

@@ -12,7 +12,7 @@ use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
 use crate::error::{QueryError, QueryResult};
-use crate::page::{self, chars, Cursor, Group, Pos, Slice, Unit};
+use crate::page::{self, chars, Cursor, Group, Paged, Pos, Slice, Unit};
 use crate::session_read::{self, Opened, Streamed};
 use crate::turn_build::{self, Keep, TurnInfo, Want};
 use crate::turn_stream;
@@ -381,9 +381,6 @@ fn want(selector: &Selector) -> QueryResult<Option<Want>> {
 }
 
 type Built = (Header, Vec<Unit>, BTreeMap<u32, TurnInfo>, Vec<Warning>);
-
-/// A page cut already: its slices and where the next page starts.
-pub(crate) type Paged = (Vec<Slice>, Option<Pos>);
 
 /// What the events of a read weigh at most ([`Keep::bounded`]) before a turn read lets them go
 /// and streams the session again, keeping only the turns its page shows
