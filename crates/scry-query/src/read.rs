@@ -179,9 +179,10 @@ impl ReadRequest {
 pub struct TurnPage {
     /// The header it was computed from.
     pub header: Header,
-    /// Every unit of the selection.
+    /// Every unit of the selection; for a turn read past [`KEEP_WEIGHT`], every unit of the
+    /// turns this page shows (whole turns), the rest let go.
     pub units: Vec<Unit>,
-    /// The part on this page.
+    /// The part on this page (indices into `units`).
     pub slices: Vec<Slice>,
     /// Heading facts per turn (turn reads only).
     pub infos: BTreeMap<u32, TurnInfo>,
