@@ -55,6 +55,8 @@ pub mod page;
 pub mod progress;
 pub mod raw;
 pub mod read;
+#[cfg(test)]
+mod read_tests;
 pub mod render;
 pub mod resume;
 pub mod search;
@@ -63,6 +65,7 @@ pub mod session_read;
 mod session_row;
 pub mod stats;
 pub mod turn_build;
+mod turn_stream;
 pub mod turns;
 pub mod usage;
 

@@ -63,73 +63,114 @@ pub struct Slice {
     pub to: usize,
 }
 
+/// A page cut: its slices and where the next page starts (`None`: the units ended on it).
+pub type Paged = (Vec<Slice>, Option<Pos>);
+
 /// Cuts one page starting at `start`; returns the slices and where the next page starts.
 pub fn page(units: &[Unit], start: Pos, max: usize) -> (Vec<Slice>, Option<Pos>) {
-    let mut budget = max;
-    let mut slices = Vec::new();
-    let mut i = start.unit;
-    let mut off = start.offset;
-    while let Some(u) = units.get(i) {
-        let len = u.body_len();
-        let off_now = off.min(len);
-        let cost = u.cost_head() + (len - off_now);
-        if cost <= budget {
-            slices.push(Slice {
-                unit: i,
-                from: off_now,
-                to: len,
-            });
-            budget -= cost;
-            i += 1;
-            off = 0;
-            continue;
+    let mut pager = Pager::new(start, max);
+    for u in units {
+        if pager.done() {
+            break;
         }
-        let room = budget.saturating_sub(u.cost_head());
+        pager.push(u);
+    }
+    pager.finish()
+}
+
+/// [`page`] over units handed over one at a time, in order from the first (index 0): the same
+/// slices and next position, decided as soon as the units seen decide them.
+#[derive(Debug)]
+pub struct Pager {
+    budget: usize,
+    slices: Vec<Slice>,
+    /// Index of the next unit handed over.
+    seen: usize,
+    /// The unit the page goes on with and the offset into it.
+    at: Pos,
+    /// `Some(next)` once the page is complete.
+    next: Option<Option<Pos>>,
+}
+
+impl Pager {
+    /// A page of at most `max` characters from `start`.
+    pub fn new(start: Pos, max: usize) -> Pager {
+        Pager {
+            budget: max,
+            slices: Vec::new(),
+            seen: 0,
+            at: start,
+            next: None,
+        }
+    }
+
+    /// Whether the page is complete (later units change nothing).
+    pub fn done(&self) -> bool {
+        self.next.is_some()
+    }
+
+    /// Hands over the next unit; returns whether part of it is on the page.
+    pub fn push(&mut self, u: &Unit) -> bool {
+        let i = self.seen;
+        self.seen += 1;
+        if self.done() || i < self.at.unit {
+            return false;
+        }
+        let len = u.body_len();
+        let off_now = self.at.offset.min(len);
+        let cost = u.cost_head() + (len - off_now);
+        let slice = |to| Slice {
+            unit: i,
+            from: off_now,
+            to,
+        };
+        if cost <= self.budget {
+            self.slices.push(slice(len));
+            self.budget -= cost;
+            self.at = Pos {
+                unit: i + 1,
+                offset: 0,
+            };
+            return true;
+        }
+        let room = self.budget.saturating_sub(u.cost_head());
         if room > 0 && len > off_now {
             let to = off_now + room;
-            slices.push(Slice {
+            self.slices.push(slice(to));
+            self.next = Some(Some(Pos {
                 unit: i,
-                from: off_now,
-                to,
-            });
-            return (
-                slices,
-                Some(Pos {
-                    unit: i,
-                    offset: to,
-                }),
-            );
+                offset: to,
+            }));
+            return true;
         }
-        if slices.is_empty() {
+        if self.slices.is_empty() {
             // Nothing fits: show the heading and at least one character to make progress.
             let to = (off_now + 1).min(len);
-            slices.push(Slice {
-                unit: i,
-                from: off_now,
-                to,
-            });
+            self.slices.push(slice(to));
             if to < len {
-                return (
-                    slices,
-                    Some(Pos {
-                        unit: i,
-                        offset: to,
-                    }),
-                );
+                self.next = Some(Some(Pos {
+                    unit: i,
+                    offset: to,
+                }));
+            } else {
+                self.at = Pos {
+                    unit: i + 1,
+                    offset: 0,
+                };
             }
-            i += 1;
-            off = 0;
-            continue;
+            return true;
         }
-        return (
-            slices,
-            Some(Pos {
-                unit: i,
-                offset: off_now,
-            }),
-        );
+        self.next = Some(Some(Pos {
+            unit: i,
+            offset: off_now,
+        }));
+        false
     }
-    (slices, None)
+
+    /// The page's slices and where the next page starts (`None`: the units ended on it).
+    pub fn finish(self) -> (Vec<Slice>, Option<Pos>) {
+        (self.slices, self.next.flatten())
+    }
 }
 
 /// The characters `from..to` of `s`.

@@ -12,9 +12,10 @@ use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 
 use crate::error::{QueryError, QueryResult};
-use crate::page::{self, chars, Cursor, Group, Pos, Slice, Unit};
+use crate::page::{self, chars, Cursor, Group, Paged, Pos, Slice, Unit};
 use crate::session_read::{self, Opened, Streamed};
 use crate::turn_build::{self, Keep, TurnInfo, Want};
+use crate::turn_stream;
 use crate::{render, selection, Availability, Context};
 
 /// What to read.
@@ -178,9 +179,10 @@ impl ReadRequest {
 pub struct TurnPage {
     /// The header it was computed from.
     pub header: Header,
-    /// Every unit of the selection.
+    /// Every unit of the selection; for a turn read past [`KEEP_WEIGHT`], every unit of the
+    /// turns this page shows (whole turns), the rest let go.
     pub units: Vec<Unit>,
-    /// The part on this page.
+    /// The part on this page (indices into `units`).
     pub slices: Vec<Slice>,
     /// Heading facts per turn (turn reads only).
     pub infos: BTreeMap<u32, TurnInfo>,
@@ -210,6 +212,15 @@ pub fn read(ctx: &Context, req: &ReadRequest) -> QueryResult<TurnPage> {
 /// [`read`] of a session already opened, local or stored elsewhere (the team store, issue 22:
 /// there raw records and artifacts, which live on the session's own machine, are refused).
 pub fn read_from(src: &dyn Streamed, req: &ReadRequest) -> QueryResult<TurnPage> {
+    read_bounded(src, req, KEEP_WEIGHT)
+}
+
+/// [`read_from`] letting a turn read's events go past `limit` ([`KEEP_WEIGHT`]).
+pub(crate) fn read_bounded(
+    src: &dyn Streamed,
+    req: &ReadRequest,
+    limit: usize,
+) -> QueryResult<TurnPage> {
     let (want, cursor) = checked(req)?;
     let local = src.local();
     if let Some(opened) = local.filter(|o| req.raw && o.archived.is_some()) {
@@ -250,7 +261,11 @@ pub fn read_from(src: &dyn Streamed, req: &ReadRequest) -> QueryResult<TurnPage>
             (header, vec![unit], BTreeMap::new(), Vec::new(), Some(extra))
         }
         (_, Some(want)) => {
-            let (header, units, infos, warnings) = events(src, want, req.raw)?;
+            let (built, paged) = events(src, want, req.raw, start, req.max_chars, limit)?;
+            if let Some(paged) = paged {
+                return Ok(page_of(src, req, &uri, built, paged));
+            }
+            let (header, units, infos, warnings) = built;
             (header, units, infos, warnings, None)
         }
         (_, None) => {
@@ -260,17 +275,32 @@ pub fn read_from(src: &dyn Streamed, req: &ReadRequest) -> QueryResult<TurnPage>
             ))
         }
     };
-    let (slices, next) = page::page(&units, start, req.max_chars);
+    let paged = page::page(&units, start, req.max_chars);
+    let mut p = page_of(src, req, &uri, (header, units, infos, warnings), paged);
+    p.extra = extra;
+    Ok(p)
+}
+
+/// The page of `req` made of `built` and its `(slices, next position)`.
+fn page_of(
+    src: &dyn Streamed,
+    req: &ReadRequest,
+    uri: &str,
+    built: Built,
+    (slices, next): Paged,
+) -> TurnPage {
+    let (header, units, infos, warnings) = built;
+    let fingerprint = src.fingerprint();
     let next_cursor = next.map(|p| {
         Cursor {
-            session: page::session_hash(&uri),
+            session: page::session_hash(uri),
             source: fingerprint,
-            selection,
+            selection: req.selection_key(),
             pos: p,
         }
         .encode()
     });
-    Ok(TurnPage {
+    TurnPage {
         header,
         units,
         slices,
@@ -279,10 +309,10 @@ pub fn read_from(src: &dyn Streamed, req: &ReadRequest) -> QueryResult<TurnPage>
         warnings,
         max_chars: req.max_chars,
         headings: !matches!(req.selector, Selector::Artifact(_)),
-        extra,
+        extra: None,
         fingerprint: format!("{fingerprint:016x}"),
         availability: src.availability(),
-    })
+    }
 }
 
 /// The page size, selection and cursor of `req`, checked before any session is opened.
@@ -353,9 +383,32 @@ fn want(selector: &Selector) -> QueryResult<Option<Want>> {
 
 type Built = (Header, Vec<Unit>, BTreeMap<u32, TurnInfo>, Vec<Warning>);
 
-fn events(src: &dyn Streamed, want: Want, raw: bool) -> QueryResult<Built> {
-    let mut keep = Keep::new(want.clone());
+/// What the events of a read weigh at most ([`Keep::bounded`]) before a turn read lets them go
+/// and streams the session again, keeping only the turns its page shows
+/// ([`turn_stream::streamed_turns`]).
+pub const KEEP_WEIGHT: usize = 8 << 20;
+
+/// The units of `want`, or, for a turn read whose events weigh more than `limit`, the
+/// units of the turns its page (from `start`, `max_chars`) shows, already paged.
+fn events(
+    src: &dyn Streamed,
+    want: Want,
+    raw: bool,
+    start: Pos,
+    max_chars: usize,
+    limit: usize,
+) -> QueryResult<(Built, Option<Paged>)> {
+    let mut keep = match want {
+        Want::Turns(_) if !raw => Keep::bounded(want.clone(), limit),
+        _ => Keep::new(want.clone()),
+    };
     let header = src.stream(&mut keep)?;
+    if let (Want::Turns(span), true) = (&want, keep.overflow) {
+        let clipped = selection::clip_turns(*span, keep.max_turn, keep.has_preamble)?;
+        let (units, infos, paged) =
+            turn_stream::streamed_turns(src, clipped, &keep.pairs, start, max_chars)?;
+        return Ok(((header, units, infos, keep.warnings), Some(paged)));
+    }
     let uri = &header.uri;
     let mut kept = std::mem::take(&mut keep.events);
     match &want {
@@ -394,7 +447,7 @@ fn events(src: &dyn Streamed, want: Want, raw: bool) -> QueryResult<Built> {
     } else {
         turn_build::full_units(&kept)
     };
-    Ok((header, units, infos, keep.warnings))
+    Ok(((header, units, infos, keep.warnings), None))
 }
 
 fn artifact(opened: &Opened, wanted: &str) -> QueryResult<(Header, Unit, (&'static str, Value))> {

@@ -355,8 +355,12 @@ pub fn search(ctx: &Context, q: &SearchQuery) -> QueryResult<SearchResult> {
             // As the index path sets it (every parsed session is live): the cursor binds the
             // filter, so both paths must give the same one.
             req.filter.live = q.live_only.then_some(true);
-            let sessions = parse_all(&catalog, &files);
-            search_direct(&sessions, &req).map_err(|e| with_query(store_error(&e), &req))?
+            let direct = match (&q.session, files.as_slice()) {
+                // One session: streamed (twice), never held whole (issue 17).
+                (Some(_), [file]) => search_one(&catalog, file, &req),
+                _ => search_direct(&parse_all(&catalog, &files), &req),
+            };
+            direct.map_err(|e| with_query(store_error(&e), &req))?
         }
     };
     Ok(result(response, session, &gone))
@@ -588,6 +592,36 @@ pub fn request(
 
 /// Parses every file directly (`--no-index`); a source that cannot be read is skipped, as the
 /// index skips (and reports at `index`) a source it cannot parse.
+/// [`search_direct`] over [`parse_all`] of the one file `file`, its session streamed instead
+/// of held ([`scry_store::search_one_direct`]): the same answer, memory bounded by the hits.
+fn search_one(
+    catalog: &Catalog,
+    file: &SourceFile,
+    req: &SearchRequest,
+) -> scry_store::Result<SearchResponse> {
+    let source = catalog.source(file.provider).ok();
+    let ex = catalog.exclusions();
+    scry_store::search_one_direct(req, |on_event| {
+        let mut sink = crate::session_read::FnSink {
+            on_event: |e| on_event(e),
+            on_warning: |_| {},
+        };
+        let mut header = scry_source::guard::parse(source?, file, &mut sink).ok()?;
+        if ex.has_projects()
+            && header
+                .cwd
+                .as_deref()
+                .is_some_and(|c| ex.project_of(c).is_some())
+        {
+            return None;
+        }
+        if header.sources.is_empty() {
+            header.sources.push(file.path.clone());
+        }
+        Some(header)
+    })
+}
+
 fn parse_all(catalog: &Catalog, files: &[SourceFile]) -> Vec<Session> {
     let mut out = Vec::new();
     for file in files {

@@ -2,7 +2,7 @@
 //! and how kept events become dialogue text, tool-directory lines, full event dumps or raw
 //! records.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use scry_model::{Event, EventKind, Header, RawRef, Timestamp, Warning};
 use scry_source::EventSink;
@@ -40,6 +40,19 @@ pub struct Keep {
     pub has_preamble: bool,
     /// Warnings from the parse.
     pub warnings: Vec<Warning>,
+    /// With [`Keep::bounded`]: the most the kept events may weigh ([`weight`]) before they are
+    /// let go (`overflow`), and what they weighed.
+    limit: Option<usize>,
+    weight: usize,
+    /// The kept events passed the limit and were let go (the read then streams them again).
+    pub overflow: bool,
+    /// With [`Keep::bounded`]: the calls and results of every wanted event, kept or not.
+    pub pairs: Pairs,
+}
+
+/// What an event kept by [`Keep`] is taken to weigh: its text and a fixed share for the rest.
+fn weight(e: &Event) -> usize {
+    e.text.len() + 1024
 }
 
 impl Keep {
@@ -52,6 +65,19 @@ impl Keep {
             max_turn: 0,
             has_preamble: false,
             warnings: Vec::new(),
+            limit: None,
+            weight: 0,
+            overflow: false,
+            pairs: Pairs::default(),
+        }
+    }
+
+    /// A sink for `want` that keeps wanted events weighing at most `limit` in all: past it,
+    /// it lets them go and sets `overflow`, keeping counting and pairing calls with results.
+    pub fn bounded(want: Want, limit: usize) -> Self {
+        Keep {
+            limit: Some(limit),
+            ..Keep::new(want)
         }
     }
 
@@ -80,7 +106,18 @@ impl EventSink for Keep {
         if e.turn == 0 {
             self.has_preamble = true;
         }
-        if self.wanted(&e) {
+        if !self.wanted(&e) {
+            return;
+        }
+        if let Some(limit) = self.limit {
+            self.pairs.add(&e);
+            self.weight = self.weight.saturating_add(weight(&e));
+            if self.weight > limit && !self.overflow {
+                self.overflow = true;
+                self.events = Vec::new();
+            }
+        }
+        if !self.overflow {
             self.events.push(e);
         }
     }
@@ -110,33 +147,82 @@ pub struct TurnInfo {
 pub fn turn_infos(events: &[Event]) -> BTreeMap<u32, TurnInfo> {
     let mut out: BTreeMap<u32, TurnInfo> = BTreeMap::new();
     for e in events {
-        let t = out.entry(e.turn).or_insert_with(|| TurnInfo {
-            first: e.seq,
-            ..TurnInfo::default()
-        });
-        t.last = e.seq;
-        if let Some(time) = e.time {
-            t.start = Some(t.start.map_or(time, |s| s.min(time)));
-        }
-        match e.kind {
-            EventKind::ToolCall => t.calls += 1,
-            EventKind::ToolResult if e.is_failure() => t.failures += 1,
-            _ => {}
-        }
-        if !matches!(
-            e.kind,
-            EventKind::User | EventKind::Assistant | EventKind::ToolCall | EventKind::ToolResult
-        ) {
-            *t.hidden.entry(e.kind.as_str()).or_default() += 1;
-        }
+        add_info(&mut out, e);
     }
     out
 }
 
-fn status(result: Option<&Event>) -> String {
+/// Adds event `e` to the heading facts of its turn ([`turn_infos`] one event at a time).
+pub fn add_info(out: &mut BTreeMap<u32, TurnInfo>, e: &Event) {
+    let t = out.entry(e.turn).or_insert_with(|| TurnInfo {
+        first: e.seq,
+        ..TurnInfo::default()
+    });
+    t.last = e.seq;
+    if let Some(time) = e.time {
+        t.start = Some(t.start.map_or(time, |s| s.min(time)));
+    }
+    match e.kind {
+        EventKind::ToolCall => t.calls += 1,
+        EventKind::ToolResult if e.is_failure() => t.failures += 1,
+        _ => {}
+    }
+    if !matches!(
+        e.kind,
+        EventKind::User | EventKind::Assistant | EventKind::ToolCall | EventKind::ToolResult
+    ) {
+        *t.hidden.entry(e.kind.as_str()).or_default() += 1;
+    }
+}
+
+/// What a tool-directory line shows of a call's result.
+#[derive(Debug, Clone, Copy)]
+pub struct ResultInfo {
+    seq: u32,
+    exit_code: Option<i64>,
+    failed: bool,
+}
+
+impl ResultInfo {
+    fn of(e: &Event) -> ResultInfo {
+        ResultInfo {
+            seq: e.seq,
+            exit_code: e.exit_code,
+            failed: e.is_failure(),
+        }
+    }
+}
+
+/// The tool calls and results of a selection by call id (a later result of an id replaces an
+/// earlier one): what pairs a call with its result in the tool directory.
+#[derive(Debug, Default)]
+pub struct Pairs {
+    results: HashMap<String, ResultInfo>,
+    calls: HashSet<String>,
+}
+
+impl Pairs {
+    /// Adds event `e` (in the session's order).
+    pub fn add(&mut self, e: &Event) {
+        let Some(id) = e.call_id.as_deref() else {
+            return;
+        };
+        match e.kind {
+            EventKind::ToolResult => {
+                self.results.insert(id.to_string(), ResultInfo::of(e));
+            }
+            EventKind::ToolCall => {
+                self.calls.insert(id.to_string());
+            }
+            _ => {}
+        }
+    }
+}
+
+fn status(result: Option<ResultInfo>) -> String {
     match result {
         None => "no result".into(),
-        Some(r) => match (r.exit_code, r.is_failure()) {
+        Some(r) => match (r.exit_code, r.failed) {
             (Some(c), _) => format!("exit {c}"),
             (None, true) => "error".into(),
             (None, false) => "ok".into(),
@@ -146,21 +232,34 @@ fn status(result: Option<&Event>) -> String {
 
 /// Dialogue units (user and assistant text) and tool-directory lines for the turn view.
 pub fn dialogue_units(events: &[Event]) -> Vec<Unit> {
-    let results: HashMap<&str, &Event> = events
-        .iter()
-        .filter(|e| e.kind == EventKind::ToolResult)
-        .filter_map(|e| e.call_id.as_deref().map(|id| (id, e)))
-        .collect();
-    let calls: HashMap<&str, &Event> = events
-        .iter()
-        .filter(|e| e.kind == EventKind::ToolCall)
-        .filter_map(|e| e.call_id.as_deref().map(|id| (id, e)))
-        .collect();
+    let mut pairs = Pairs::default();
+    for e in events {
+        pairs.add(e);
+    }
     let mut units = Vec::new();
     let mut turns: Vec<u32> = events.iter().map(|e| e.turn).collect();
     turns.dedup();
     for turn in turns {
-        let in_turn = || events.iter().filter(move |e| e.turn == turn);
+        turn_units(
+            &pairs,
+            turn,
+            events.iter().filter(|e| e.turn == turn),
+            &mut units,
+        );
+    }
+    units
+}
+
+/// The units of [`dialogue_units`] of turn `turn`, whose events `in_turn` yields in order, the
+/// calls paired with their results by `pairs` (of the whole selection).
+pub fn turn_units<'a>(
+    pairs: &Pairs,
+    turn: u32,
+    in_turn: impl Iterator<Item = &'a Event> + Clone,
+    units: &mut Vec<Unit>,
+) {
+    let in_turn = || in_turn.clone();
+    {
         for e in in_turn().filter(|e| matches!(e.kind, EventKind::User | EventKind::Assistant)) {
             let time = e.time.map(|t| format!(" · {}", render::time(Some(t))));
             units.push(Unit {
@@ -187,14 +286,16 @@ pub fn dialogue_units(events: &[Event]) -> Vec<Unit> {
             let (call, result) = match e.kind {
                 EventKind::ToolCall => (
                     e,
-                    e.call_id.as_deref().and_then(|id| results.get(id).copied()),
+                    e.call_id
+                        .as_deref()
+                        .and_then(|id| pairs.results.get(id).copied()),
                 ),
                 EventKind::ToolResult
                     if e.call_id
                         .as_deref()
-                        .is_none_or(|id| !calls.contains_key(id)) =>
+                        .is_none_or(|id| !pairs.calls.contains(id)) =>
                 {
-                    (e, Some(e))
+                    (e, Some(ResultInfo::of(e)))
                 }
                 _ => continue,
             };
@@ -232,12 +333,11 @@ pub fn dialogue_units(events: &[Event]) -> Vec<Unit> {
                     "status": st,
                     "result_event": result.map(|r| r.seq + 1),
                     "exit_code": result.and_then(|r| r.exit_code),
-                    "failed": result.map(Event::is_failure),
+                    "failed": result.map(|r| r.failed),
                 }),
             });
         }
     }
-    units
 }
 
 /// Full dumps of events (`--event`, `--locator`, `--call`).
@@ -258,7 +358,7 @@ pub fn full_units(events: &[Event]) -> Vec<Unit> {
                 extra.push(format!("call {id}"));
             }
             if e.kind == EventKind::ToolResult {
-                extra.push(status(Some(e)));
+                extra.push(status(Some(ResultInfo::of(e))));
             }
             if let Some(d) = e.duration_ms {
                 extra.push(render::duration_ms(d));

@@ -205,39 +205,37 @@ pub fn turns_from(
 }
 
 impl TurnsDir {
-    /// The JSON contract of `turns --json`.
-    pub fn to_json(&self) -> Value {
+    /// The JSON of one turn row (an item of `turns` in [`TurnsDir::to_json`]).
+    fn row_json(&self, r: &TurnRow) -> Value {
         let sums = &self.sums;
-        let turns: Vec<Value> = self
-            .rows
-            .iter()
-            .map(|r| {
-                json!({
-                    "number": r.number,
-                    "start": r.first,
-                    "end": r.last,
-                    "first_event": r.first + 1,
-                    "last_event": r.last + 1,
-                    "events": r.events,
-                    "time": r.start,
-                    "end_time": r.end,
-                    "duration_ms": render::span_ms(r.start, r.end),
-                    "tool_calls": r.tool_calls,
-                    "failures": r.failures,
-                    "prompt": r.prompt.as_ref().map(|p| &p.0),
-                    "prompt_truncated": r.prompt.as_ref().is_some_and(|p| p.1),
-                    "answer": r.answer.as_ref().map(|a| &a.0),
-                    "answer_truncated": r.answer.as_ref().is_some_and(|a| a.1),
-                    "file_writes": sums.get(&r.number).map_or(0, |t| t.file_writes),
-                    "commands": sums.get(&r.number).map_or(0, |t| t.commands),
-                    "status": sums.get(&r.number).map(|t| &t.status),
-                })
-            })
-            .collect();
+        json!({
+            "number": r.number,
+            "start": r.first,
+            "end": r.last,
+            "first_event": r.first + 1,
+            "last_event": r.last + 1,
+            "events": r.events,
+            "time": r.start,
+            "end_time": r.end,
+            "duration_ms": render::span_ms(r.start, r.end),
+            "tool_calls": r.tool_calls,
+            "failures": r.failures,
+            "prompt": r.prompt.as_ref().map(|p| &p.0),
+            "prompt_truncated": r.prompt.as_ref().is_some_and(|p| p.1),
+            "answer": r.answer.as_ref().map(|a| &a.0),
+            "answer_truncated": r.answer.as_ref().is_some_and(|a| a.1),
+            "file_writes": sums.get(&r.number).map_or(0, |t| t.file_writes),
+            "commands": sums.get(&r.number).map_or(0, |t| t.commands),
+            "status": sums.get(&r.number).map(|t| &t.status),
+        })
+    }
+
+    /// [`TurnsDir::to_json`] with `turns` left `null` (filled by the caller).
+    fn frame_json(&self) -> Value {
         let mut v = json!({
             "session": render::header_json(&self.header),
             "fingerprint": self.fingerprint,
-            "turns": turns,
+            "turns": Value::Null,
             "warnings": render::warnings_json(&self.warnings),
         });
         // Issue 20: present only when there are any, as in `show`.
@@ -249,6 +247,59 @@ impl TurnsDir {
                 .collect();
         }
         v
+    }
+
+    /// The JSON contract of `turns --json`.
+    pub fn to_json(&self) -> Value {
+        let mut v = self.frame_json();
+        v["turns"] = Value::Array(self.rows.iter().map(|r| self.row_json(r)).collect());
+        v
+    }
+
+    /// Writes [`TurnsDir::to_json`] pretty-printed and followed by a newline (the bytes of
+    /// `serde_json::to_string_pretty(&self.to_json())` + `\n`) without building the JSON of
+    /// every row at once: each row's value is made, written and dropped in turn.
+    pub fn write_json_pretty(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, &Streamed(self)).map_err(std::io::Error::from)?;
+        out.write_all(b"\n")
+    }
+}
+
+/// [`TurnsDir::to_json`] as a serializer sees it, its rows made one by one: the frame's keys in
+/// the frame's own order (so the bytes equal the value's whatever the map order), `turns` a
+/// sequence of [`TurnsDir::row_json`].
+struct Streamed<'a>(&'a TurnsDir);
+
+/// The rows of [`Streamed`].
+struct Rows<'a>(&'a TurnsDir);
+
+impl Serialize for Streamed<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let frame = self.0.frame_json();
+        let Value::Object(m) = &frame else {
+            return frame.serialize(s);
+        };
+        let mut map = s.serialize_map(Some(m.len()))?;
+        for (k, v) in m {
+            if k == "turns" {
+                map.serialize_entry(k, &Rows(self.0))?;
+            } else {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
+}
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.rows.len()))?;
+        for r in &self.0.rows {
+            seq.serialize_element(&self.0.row_json(r))?;
+        }
+        seq.end()
     }
 }
 

@@ -26,7 +26,8 @@
 //!   with a [`SessionFilter`], [`Store::events`] (a seq window), [`Store::warnings`].
 //! - Search: [`Store::search`] across sessions and [`Store::search_session`] within one, plus
 //!   [`search_direct`] / [`search_session_direct`] over parsed sessions for `--no-index` —
-//!   identical results (S-S5).
+//!   identical results (S-S5); [`search_one_direct`] answers as `search_direct` over one
+//!   session read as it streams (twice), never held whole.
 //!
 //! No transaction holds the write lock much longer than half a second (WAL mode;
 //! a refresh groups small sessions per commit, and writes a whole parse under a new session id
@@ -98,9 +99,9 @@ pub use refresh::{Action, FileError, Progress, RefreshOptions, RefreshReport};
 pub use revision::{revisions_at, RevisionRow, RevisionStats};
 pub use schema::{EDGE_VERSION, EXTRACTOR_VERSION, PARSER_VERSION, SCHEMA_VERSION};
 pub use search::{
-    search_direct, search_direct_each, search_session_direct, Area, Caller, Count, EachError,
-    Field, Hit, SearchMode, SearchPlan, SearchRequest, SearchResponse, SessionHits, SessionSearch,
-    SortOrder, TermsOperator,
+    search_direct, search_direct_each, search_one_direct, search_session_direct, Area, Caller,
+    Count, EachError, Field, Hit, SearchMode, SearchPlan, SearchRequest, SearchResponse,
+    SessionHits, SessionSearch, SortOrder, TermsOperator,
 };
 pub use session_index::SessionIndex;
 

@@ -44,6 +44,7 @@ mod revisions_stores;
 mod skill;
 mod sources;
 mod stream_rss;
+mod stream_rss_twins;
 mod team;
 mod team_access;
 mod team_push;

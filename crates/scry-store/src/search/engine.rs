@@ -219,7 +219,7 @@ fn score(field: Field, kind: Option<EventKind>, tf: usize, len: usize) -> f64 {
     boost * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len as f64 / avg))
 }
 
-fn scry_command() -> &'static Regex {
+pub(crate) fn scry_command() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(r#"(?:^|[\s;&|(/`$"'])scry(?:\s|$)"#).expect("constant regex compiles")
@@ -637,7 +637,19 @@ pub(crate) fn direct_hits(plan: &Plan, req: &SearchRequest, s: &Session) -> Vec<
 }
 
 pub(crate) fn direct_show(req: &SearchRequest, s: &Session, h: &RawHit) -> Hit {
-    match h.seq.and_then(|q| s.events.get(q as usize)) {
+    let event = h.seq.and_then(|q| s.events.get(q as usize));
+    show_event(req, &s.header, h, event)
+}
+
+/// [`direct_show`] of a hit of the session `header` heads, `event` the one at the hit's
+/// position (`None` for a session-level hit, or when the session has no such event).
+pub(crate) fn show_event(
+    req: &SearchRequest,
+    header: &Header,
+    h: &RawHit,
+    event: Option<&scry_model::Event>,
+) -> Hit {
+    match event {
         Some(e) => {
             let aux = aux_text(e);
             let text = match h.field {
@@ -645,14 +657,14 @@ pub(crate) fn direct_show(req: &SearchRequest, s: &Session, h: &RawHit) -> Hit {
                 Field::Args => split_aux(aux.as_deref().unwrap_or("")).1.to_string(),
                 _ => e.text.clone(),
             };
-            show(req, &s.header, h, &text, Some(e.locator.clone()), e.time)
+            show(req, header, h, &text, Some(e.locator.clone()), e.time)
         }
         None => {
             let text = match h.field {
-                Field::Title => s.header.title.clone().unwrap_or_default(),
-                _ => s.header.artifacts.join("\n"),
+                Field::Title => header.title.clone().unwrap_or_default(),
+                _ => header.artifacts.join("\n"),
             };
-            show(req, &s.header, h, &text, None, None)
+            show(req, header, h, &text, None, None)
         }
     }
 }

@@ -34,6 +34,7 @@ mod each;
 mod engine;
 mod indexed;
 mod matcher;
+mod one;
 mod streamed;
 
 use scry_model::{EventKind, Header, Locator, ProviderId, Timestamp};
@@ -43,6 +44,7 @@ use crate::filter::SessionFilter;
 
 pub use each::{search_direct_each, EachError};
 pub use engine::{search_direct, search_session_direct};
+pub use one::search_one_direct;
 
 /// How the query is interpreted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -5,8 +5,9 @@
 use scry_model::{ErrorCode, EventKind, ProviderId};
 use scry_source::Source;
 use scry_store::{
-    search_direct, search_direct_each, search_session_direct, Area, Caller, Count, SearchMode,
-    SearchRequest, SearchResponse, SessionFilter, SortOrder, Store, TermsOperator, TimeRange,
+    search_direct, search_direct_each, search_one_direct, search_session_direct, Area, Caller,
+    Count, SearchMode, SearchRequest, SearchResponse, SessionFilter, SortOrder, Store,
+    TermsOperator, TimeRange,
 };
 use serde_json::json;
 
@@ -28,7 +29,40 @@ fn same(store: &Store, direct: &[scry_model::Session], req: &SearchRequest) -> S
     let b = search_direct(direct, req).unwrap();
     assert_eq!(a, b, "request {req:?}");
     assert_eq!(streamed(direct, req), b, "streamed, request {req:?}");
+    one_by_one(direct, req);
     a
+}
+
+/// `search_one_direct` of each session, its events streamed, equals `search_direct` of that
+/// session alone; it reads the session a second time only to show event hits.
+fn one_by_one(direct: &[scry_model::Session], req: &SearchRequest) {
+    for s in direct {
+        let reads = std::cell::Cell::new(0usize);
+        let r = search_one_direct(req, |on_event| {
+            reads.set(reads.get() + 1);
+            for e in &s.events {
+                on_event(e.clone());
+            }
+            Some(s.header.clone())
+        })
+        .unwrap();
+        let b = search_direct(std::slice::from_ref(s), req).unwrap();
+        let shows_events = b
+            .sessions
+            .iter()
+            .flat_map(|x| &x.hits)
+            .any(|h| h.event.is_some());
+        assert_eq!(r, b, "one session {}, request {req:?}", s.header.uri);
+        assert_eq!(
+            reads.get(),
+            1 + usize::from(shows_events),
+            "{}",
+            s.header.uri
+        );
+    }
+    // A session that cannot be read answers as a search over none.
+    let none = search_one_direct(req, |_| None).unwrap();
+    assert_eq!(none, search_direct(&[], req).unwrap());
 }
 
 /// `search_direct_each` over `direct` read one session at a time (what the team store does).

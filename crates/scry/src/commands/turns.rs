@@ -1,6 +1,6 @@
 //! `scry turns <id>` (S-C3, "layer 2"): one row per turn — time, duration, event range, tool
 //! calls and failures, what the user said and what the agent answered (first lines). Streams
-//! the session, keeping one small row per turn.
+//! the session, keeping one small row per turn; `--json` writes the rows as it makes them.
 
 use clap::Args;
 use std::collections::BTreeMap;
@@ -26,7 +26,12 @@ pub fn run(ctx: &Ctx, args: &TurnsArgs) -> CliResult<Output> {
     let keep = if ctx.json { KEEP_JSON } else { KEEP_TEXT };
     let dir = scry_query::turns(ctx, &args.request.id, keep)?;
     if ctx.json {
-        return Ok(crate::output::json_out(&dir.to_json()).into());
+        // Written as the rows are made (the bytes of `json_out(&dir.to_json())`), not held as
+        // one value and one string of every row.
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        dir.write_json_pretty(&mut out)?;
+        std::io::Write::flush(&mut out)?;
+        return Ok(Output::default());
     }
     Ok(text(
         &dir.header,

@@ -102,17 +102,28 @@ pub fn page(full: &Value, offset: usize, budget: usize, overhead: usize) -> Page
         let page = json!({ "truncated": cut, "strings_cut": cut, "next_cursor": Value::Null });
         return Paged { value, page };
     };
-    let items: Vec<Value> = full
+    // The list is read in place and the rest copied without it: the result is not held twice.
+    let items: &[Value] = full
         .get(&key)
         .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+        .map_or(&[], Vec::as_slice);
     let total = items.len();
     let from = offset.min(total);
-    let mut base = full.clone();
-    if let Some(m) = base.as_object_mut() {
-        m.insert(key.clone(), Value::Array(Vec::new()));
-    }
+    let mut base = match full {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let v = if *k == key {
+                        Value::Array(Vec::new())
+                    } else {
+                        v.clone()
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    };
     // Room for the page object itself.
     let page_room = 200 + key.len();
     let mut base_len = chars(&base) + page_room;
