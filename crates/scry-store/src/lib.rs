@@ -61,9 +61,10 @@ mod codec;
 mod error;
 mod facts;
 mod filter;
-mod ftsq;
+mod gramq;
 #[doc(hidden)]
 pub mod grams;
+pub mod postings;
 mod ingest;
 mod integrity;
 mod lease;
