@@ -207,7 +207,8 @@ pub(crate) fn merge(conn: &Connection, set: &[i64]) -> Result<()> {
     let dead = dead_sids(conn)?;
     let is_dead = |c: u64| {
         let sid = (c >> 32) as usize;
-        dead.get(sid / 64).is_some_and(|w| w & (1 << (sid % 64)) != 0)
+        dead.get(sid / 64)
+            .is_some_and(|w| w & (1 << (sid % 64)) != 0)
     };
     let run = new_run(conn)?;
     let mut read = conn
@@ -231,7 +232,9 @@ pub(crate) fn merge(conn: &Connection, set: &[i64]) -> Result<()> {
                 .map_err(StoreError::db("read candidate runs"))?;
             while let Some(row) = q.next().map_err(StoreError::db("read candidate runs"))? {
                 let key: u32 = row.get(0).map_err(StoreError::db("read candidate runs"))?;
-                let ids = row.get_ref(1).map_err(StoreError::db("read candidate runs"))?;
+                let ids = row
+                    .get_ref(1)
+                    .map_err(StoreError::db("read candidate runs"))?;
                 let ids = ids.as_blob().map_err(|_| damaged())?;
                 rows.push((key, i, arena.len(), arena.len() + ids.len()));
                 arena.extend_from_slice(ids);
@@ -241,7 +244,7 @@ pub(crate) fn merge(conn: &Connection, set: &[i64]) -> Result<()> {
         for same in rows.chunk_by(|a, b| a.0 == b.0) {
             codes.clear();
             for &(_, _, a, b) in same {
-                decode(&arena[a..b], &mut codes).map_err(|()| damaged())?;
+                decode(&arena[a..b], &mut codes).map_err(|_| damaged())?;
             }
             if !codes.is_sorted() {
                 codes.sort_unstable();

@@ -64,7 +64,6 @@ mod filter;
 mod gramq;
 #[doc(hidden)]
 pub mod grams;
-pub mod postings;
 mod ingest;
 mod integrity;
 mod lease;
@@ -72,6 +71,7 @@ pub mod ledger;
 mod listcache;
 mod listing;
 mod lookup;
+pub mod postings;
 mod read;
 mod refresh;
 mod revision;

@@ -61,28 +61,39 @@ pub fn encode(codes: impl IntoIterator<Item = u64>, out: &mut Vec<u8>) {
     for c in codes {
         let (s, l) = (c >> 32, c & 0xFFFF_FFFF);
         put(out, s.wrapping_sub(sid));
-        put(out, if s != sid { l } else { l.wrapping_sub(low) & 0xFFFF_FFFF });
+        put(
+            out,
+            if s != sid {
+                l
+            } else {
+                l.wrapping_sub(low) & 0xFFFF_FFFF
+            },
+        );
         sid = s;
         low = l;
     }
 }
 
+/// Bytes that are not a run list this module writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Damaged;
+
 /// Appends the codes of the run list `bytes` to `out`, in order; `Err` (and `out` holding what
 /// decoded before the damage) when the bytes are not a run list this module writes.
-pub fn decode(bytes: &[u8], out: &mut Vec<u64>) -> Result<(), ()> {
+pub fn decode(bytes: &[u8], out: &mut Vec<u64>) -> Result<(), Damaged> {
     let (mut at, mut sid, mut low) = (0usize, 0u64, 0u64);
     let mut first = true;
     while at < bytes.len() {
-        let ds = get(bytes, &mut at).ok_or(())?;
-        let v = get(bytes, &mut at).ok_or(())?;
+        let ds = get(bytes, &mut at).ok_or(Damaged)?;
+        let v = get(bytes, &mut at).ok_or(Damaged)?;
         if ds > 0 || first {
-            sid = sid.checked_add(ds).filter(|s| *s < SID_LIMIT).ok_or(())?;
+            sid = sid.checked_add(ds).filter(|s| *s < SID_LIMIT).ok_or(Damaged)?;
             low = v;
         } else {
-            low = low.checked_add(v).filter(|_| v > 0).ok_or(())?;
+            low = low.checked_add(v).filter(|_| v > 0).ok_or(Damaged)?;
         }
         if low > 0xFFFF_FFFF {
-            return Err(());
+            return Err(Damaged);
         }
         first = false;
         out.push(sid << 32 | low);
@@ -156,7 +167,7 @@ pub(crate) fn candidates(
             while at < bytes.len() {
                 let n = get(bytes, &mut at).ok_or_else(damaged)? as usize;
                 let rows = bytes.get(at..at + n).ok_or_else(damaged)?;
-                decode(rows, &mut list).map_err(|()| damaged())?;
+                decode(rows, &mut list).map_err(|_| damaged())?;
                 at += n;
             }
             if !list.is_sorted() {

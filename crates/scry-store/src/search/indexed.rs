@@ -591,7 +591,11 @@ impl Store {
             if group {
                 let starts = kinds & GROUP_START != 0;
                 // The first block must be `start` and start a group; the next start ends it.
-                if if first { id != start || !starts } else { starts } {
+                if if first {
+                    id != start || !starts
+                } else {
+                    starts
+                } {
                     break;
                 }
             }

@@ -320,8 +320,14 @@ mod tests {
     fn gram_query_keys_every_trigram() {
         let q = gram_query(&[vec!["a\"b OR c*".into()], vec!["xyz".into()]], true).unwrap();
         assert_eq!(q.len(), 2);
-        assert!(q[0].contains(&crate::grams::query_key("a\"b").unwrap()), "{q:?}");
-        assert!(q[0].contains(&crate::grams::query_key("r c").unwrap()), "{q:?}");
+        assert!(
+            q[0].contains(&crate::grams::query_key("a\"b").unwrap()),
+            "{q:?}"
+        );
+        assert!(
+            q[0].contains(&crate::grams::query_key("r c").unwrap()),
+            "{q:?}"
+        );
         assert_eq!(q[1], [crate::grams::query_key("XYZ").unwrap()]);
         assert!(gram_query(&[vec!["会话".into()]], true).is_none());
         assert!(gram_query(&[vec!["跨会话".into()]], true).is_some());

@@ -186,11 +186,23 @@ fn a_transaction_writes_one_run_and_full_levels_merge() {
             .into_iter()
             .map(|(d, t)| (d & 0xFFFF_FFFF, t))
             .collect();
-        (pairs, starts.into_iter().map(|id| id & 0xFFFF_FFFF).collect::<Vec<_>>())
+        (
+            pairs,
+            starts
+                .into_iter()
+                .map(|id| id & 0xFFFF_FFFF)
+                .collect::<Vec<_>>(),
+        )
     };
-    let (a, b) = (strip(candidate_rows(&many_db)), strip(candidate_rows(&one_db)));
+    let (a, b) = (
+        strip(candidate_rows(&many_db)),
+        strip(candidate_rows(&one_db)),
+    );
     assert_eq!(a.1, b.1);
-    assert!(a.0 == b.0, "candidate pairs differ from a one-transaction build");
+    assert!(
+        a.0 == b.0,
+        "candidate pairs differ from a one-transaction build"
+    );
     for i in [0, 350, 699] {
         let found = many
             .search(&SearchRequest::literal(format!("mark{i}zq ")))
