@@ -6,7 +6,7 @@ REPO_DIR="$(dirname "$FUZZ_DIR")"
 SHARED_CORPUS="${SCRY_SHARED_CORPUS:-$REPO_DIR/../shared/corpus}"
 HOST="$(rustc -vV | sed -n 's/^host: //p')"
 TARGET_DIR="${CARGO_TARGET_DIR:-$FUZZ_DIR/target}"
-TARGETS=(jsonl claude codex gemini dsh opencode kilo pi cursor grok antigravity langgraph shell redact zframes search grams deepagents mtagent copilot qwen continue aider)
+TARGETS=(jsonl claude codex gemini dsh opencode kilo pi cursor grok antigravity langgraph shell redact zframes search grams postings deepagents mtagent copilot qwen continue aider)
 
 # The instrumentation cargo-fuzz adds (SanitizerCoverage for libFuzzer), minus AddressSanitizer:
 # every flag here is accepted by the stable compiler, so this build needs neither nightly nor

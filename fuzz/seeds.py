@@ -221,6 +221,12 @@ def main() -> None:
               "ab\x01a\x01\x00\x00\x00 tab\tcrlf\r\n"):
         save(out, "grams", t.encode())
 
+    # Run lists of the candidate index: an encoded list (sessions 1 and 2, a session's own
+    # document first), damage (a truncated varint, a repeat), and raw codes.
+    for b in (bytes([1, 0, 0, 1, 0x10, 1, 0, 1]), bytes([0x80]), bytes([1, 1, 0, 0]),
+              (1 << 32 | 1).to_bytes(8, "little") + (3 << 32 | 9).to_bytes(8, "little")):
+        save(out, "postings", b)
+
     # Shell commands from tool calls anywhere in the JSON lines.
     commands = set()
 

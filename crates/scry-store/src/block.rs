@@ -26,7 +26,7 @@ use crate::grams::GramSet;
 pub(crate) const BLOCK_BYTES: usize = 64 * 1024;
 
 /// A candidate document ([`crate::grams`]) covers a group of consecutive blocks of one session:
-/// it closes after this many blocks (fewer (trigram, document) pairs for FTS5 to insert: a
+/// it closes after this many blocks (fewer (trigram, document) pairs to write: a
 /// trigram of one block mostly recurs in its neighbours), ...
 pub(crate) const GROUP_BLOCKS: u32 = 8;
 /// ... or once its blocks hold this many raw bytes, so a candidate group stays cheap to verify.
@@ -80,7 +80,7 @@ pub(crate) struct BlockBuf {
     pub failures: Vec<u32>,
 }
 
-/// A closed block, ready for its `blocks` row and `events_fts` document: built by the writer or
+/// A closed block, ready for its `blocks` row and candidate keys: built by the writer or
 /// by a parse thread ([`crate::refresh`]), written by the one writer.
 #[derive(Debug)]
 pub(crate) struct Sealed {
@@ -94,9 +94,9 @@ pub(crate) struct Sealed {
     pub count: u32,
     /// The stored blob ([`BlockBuf::encode`]).
     pub blob: Vec<u8>,
-    /// The FTS document of the trigram keys of the group this block closes (empty: it closes
+    /// The distinct trigram keys of the group this block closes (empty: it closes
     /// none, or the group has no text).
-    pub doc: String,
+    pub doc: Vec<u32>,
     /// The seq of the first block of the group the document covers (with the sid, its rowid).
     pub doc_first: u32,
     /// The model requests among its events (rows of the usage ledger).
@@ -143,10 +143,10 @@ impl BlockBuf {
         out
     }
 
-    /// Closes the block: its stored blob, and the FTS document of its group (written into
+    /// Closes the block: its stored blob, and the candidate keys of its group (written into
     /// `doc`'s allocation) when the block closes the group — because the group is full, or
     /// `last` (the session's last block); then empties the buffer for the next.
-    pub fn seal(&mut self, mut doc: String, last: bool) -> Sealed {
+    pub fn seal(&mut self, mut doc: Vec<u32>, last: bool) -> Sealed {
         doc.clear();
         let mut kinds = self.kinds;
         if self.group_blocks == 0 {
@@ -176,13 +176,13 @@ impl BlockBuf {
 
     /// Ends the open group, if any: its document into `doc` (empty when it has no text), and
     /// the seq of its first block. For a session whose last block was sealed before it ended.
-    pub fn close_group(&mut self, doc: &mut String) -> Option<u32> {
+    pub fn close_group(&mut self, doc: &mut Vec<u32>) -> Option<u32> {
         doc.clear();
         if self.group_blocks == 0 {
             return None;
         }
         if !self.grams.is_empty() {
-            self.grams.take_doc(doc);
+            self.grams.take_keys(doc);
         }
         self.group_blocks = 0;
         self.group_bytes = 0;

@@ -259,14 +259,14 @@ pub(crate) fn carry_in(store: &Store, carried: Vec<Carried>) -> Result<()> {
                 .map_err(StoreError::db("carry archived time"))?;
             }
         }
-        crate::ftsq::apply(tx)
+        crate::gramq::apply(tx)
     })();
     match result {
         Ok(()) => tx
             .execute_batch("COMMIT")
             .map_err(StoreError::db("commit archived sessions")),
         Err(e) => {
-            crate::ftsq::discard();
+            crate::gramq::discard();
             let _ = tx.execute_batch("ROLLBACK");
             Err(e)
         }

@@ -63,15 +63,15 @@ pub(crate) fn new_sid(tx: &Connection) -> Result<i64> {
     .map_err(StoreError::db("allocate session id"))
 }
 
-/// Streams one session's events and warnings into the `blocks`, `events_fts` and `warnings`
+/// Streams one session's events and warnings into the `blocks`, `grams` and `warnings`
 /// tables of an open transaction. [`IndexSink::finish`] writes the last, partly filled block.
 pub(crate) struct IndexSink<'t> {
     tx: &'t Connection,
     sid: i64,
     next_warning: u64,
     block: BlockBuf,
-    /// The FTS document of the block being written (kept for its allocation).
-    doc: String,
+    /// The candidate keys of the block being written (kept for its allocation).
+    doc: Vec<u32>,
     /// Set for a staged session: commit between blocks.
     pub(crate) stage: Option<Stage>,
     /// The first write error; later events are dropped and the transaction is rolled back.
@@ -91,7 +91,7 @@ impl<'t> IndexSink<'t> {
             sid,
             next_warning,
             block,
-            doc: String::new(),
+            doc: Vec::new(),
             stage: None,
             error: None,
             resume: None,
@@ -127,13 +127,13 @@ impl<'t> IndexSink<'t> {
         Ok(())
     }
 
-    /// Writes the FTS document of the group of blocks starting at seq `first` (none when
+    /// Writes the candidate keys of the group of blocks starting at seq `first` (none when
     /// `doc` is empty).
-    pub(crate) fn put_doc(&mut self, first: u32, doc: &str) -> Result<()> {
-        crate::ftsq::insert(self.tx, event_id(self.sid, first), doc)
+    pub(crate) fn put_doc(&mut self, first: u32, doc: &[u32]) -> Result<()> {
+        crate::gramq::insert(self.tx, event_id(self.sid, first), doc)
     }
 
-    /// Writes one closed block (built here or by a parse thread) and the FTS document of the
+    /// Writes one closed block (built here or by a parse thread) and the candidate keys of the
     /// group it closes, if any, then commits when a staged session's limits say so.
     pub(crate) fn put_block(&mut self, s: &Sealed) -> Result<()> {
         let id = event_id(self.sid, s.first);
@@ -165,7 +165,7 @@ impl<'t> IndexSink<'t> {
                 params![now_secs(), self.sid],
             )
             .map_err(StoreError::db("staged session heartbeat"))?;
-        crate::ftsq::apply(self.tx)?;
+        crate::gramq::apply(self.tx)?;
         self.tx
             .execute_batch("COMMIT")
             .map_err(StoreError::db("commit staged blocks"))?;
@@ -259,7 +259,7 @@ impl EventSink for IndexSink<'_> {
 }
 
 /// Deletes a session's events from `from_seq` on and its warnings from number `from_warning` on
-/// (everything with zeros), including their FTS rows. The block holding `from_seq` is split,
+/// (everything with zeros). The block holding `from_seq` is split,
 /// and a last block that is not full is reopened: its earlier events come back as a partly
 /// filled block for the writer to continue, in the reopened group of its blocks.
 pub(crate) fn delete_tail(
@@ -314,33 +314,8 @@ pub(crate) fn delete_tail(
         let last_kept = if del_from < at { del_from } else { at - 1 };
         reopen_group(tx, sid, del_from, last_kept, &mut kept)?;
     }
-    let starts: Vec<i64> = {
-        let mut st = tx
-            .prepare_cached("SELECT id, kinds FROM blocks WHERE id BETWEEN ?1 AND ?2")
-            .map_err(StoreError::db("list blocks"))?;
-        let rows = st
-            .query_map(params![del_from, hi], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
-            })
-            .map_err(StoreError::db("list blocks"))?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (id, kinds) = row.map_err(StoreError::db("list blocks"))?;
-            if kinds & GROUP_START != 0 {
-                out.push(id);
-            }
-        }
-        out
-    };
-    {
-        let mut del = tx
-            .prepare_cached("DELETE FROM events_fts WHERE rowid = ?1")
-            .map_err(StoreError::db("prepare fts delete"))?;
-        for id in starts {
-            del.execute([id])
-                .map_err(StoreError::db("delete fts row"))?;
-        }
-    }
+    // The deleted groups' candidate keys stay (a stale id only adds a candidate that no
+    // block backs: see `crate::gramq`).
     tx.execute(
         "DELETE FROM blocks WHERE id BETWEEN ?1 AND ?2",
         params![del_from, hi],
@@ -360,7 +335,7 @@ pub(crate) fn delete_tail(
 }
 
 /// Reopens, in `kept`, the group of the block `last_kept` (the last block a resume keeps) unless
-/// that group was full: its document is deleted, the trigrams of its blocks before `del_from`
+/// that group was full: the trigrams of its blocks before `del_from`
 /// (those that stay stored whole) are added to `kept`, and its block count and bytes carried, so
 /// the group closes where a clean parse closes it.
 fn reopen_group(
@@ -419,23 +394,16 @@ fn reopen_group(
         // Closed when full: the next block starts a group.
         return Ok(());
     }
-    tx.prepare_cached("DELETE FROM events_fts WHERE rowid = ?1")
-        .and_then(|mut st| st.execute([start]))
-        .map_err(StoreError::db("delete fts row"))?;
+    // The group's keys written so far stay under its id; its new keys are added when it closes.
     kept.grams.merge(&mut grams);
     kept.reopen_group((start & 0xFFFF_FFFF) as u32, blocks, bytes);
     Ok(())
 }
 
-/// Makes session `sid` unreachable (its `sessions` row and title document go now, in the
+/// Makes session `sid` unreachable (its `sessions` row goes now, in the
 /// caller's transaction) and leaves its blocks, warnings, facts, edges and ledger rows to
 /// [`collect_garbage`].
 pub(crate) fn retire(tx: &Connection, sid: i64) -> Result<()> {
-    tx.execute(
-        "DELETE FROM events_fts WHERE rowid = ?1",
-        [session_doc_id(sid)],
-    )
-    .map_err(StoreError::db("delete fts row"))?;
     tx.execute("DELETE FROM sessions WHERE sid = ?1", [sid])
         .map_err(StoreError::db("delete session"))?;
     tx.execute(
@@ -521,21 +489,14 @@ fn collect_some(conn: &Connection, limits: Limits, cleared: &mut usize) -> Resul
                         .and_then(|mut st| st.execute([sid]))
                         .map_err(StoreError::db("delete retired rows"))?;
                 }
+                crate::gramq::dead(conn, sid)?;
                 *cleared += 1;
                 break;
             }
-            let mut fts = conn
-                .prepare_cached("DELETE FROM events_fts WHERE rowid = ?1")
-                .map_err(StoreError::db("prepare fts delete"))?;
             let mut blocks = conn
                 .prepare_cached("DELETE FROM blocks WHERE id = ?1")
                 .map_err(StoreError::db("prepare block delete"))?;
-            for (id, kinds) in ids {
-                // A group's document has the id of its first block.
-                if kinds & GROUP_START != 0 {
-                    fts.execute([id])
-                        .map_err(StoreError::db("delete fts row"))?;
-                }
+            for (id, _) in ids {
                 blocks
                     .execute([id])
                     .map_err(StoreError::db("delete block"))?;
@@ -549,7 +510,7 @@ fn collect_some(conn: &Connection, limits: Limits, cleared: &mut usize) -> Resul
 }
 
 /// Writes (or replaces) the `sessions` row of `sid`, indexed from `file`, and its title /
-/// artifact FTS document, and recomputes its usage sums from its request rows
+/// artifact candidate keys, and recomputes its usage sums from its request rows
 /// ([`crate::ledger::resum`]). Another session with the same uri (the same id in another file) is a
 /// session of its own. What discovery knew of `file` is kept for `list`: its `cwd_hint`, and the
 /// parent the session folds under (the header's, else discovery's, as `list` resolves it).
@@ -597,13 +558,12 @@ pub(crate) fn write_header(
     )
     .map_err(StoreError::db("write session"))?;
     crate::ledger::resum(tx, sid)?;
-    let doc_id = session_doc_id(sid);
-    crate::ftsq::delete(doc_id);
-    let doc = crate::grams::doc_of(
+    // Keys of an earlier title stay under the id (a candidate the title then does not match).
+    let doc = crate::grams::keys_of(
         [header.title.as_deref(), artifacts.as_deref()]
             .into_iter()
             .flatten(),
     );
-    crate::ftsq::insert(tx, doc_id, &doc)?;
+    crate::gramq::insert(tx, session_doc_id(sid), &doc)?;
     Ok(())
 }

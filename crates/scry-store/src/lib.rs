@@ -62,7 +62,7 @@ mod codec;
 mod error;
 mod facts;
 mod filter;
-mod ftsq;
+mod gramq;
 #[doc(hidden)]
 pub mod grams;
 mod ingest;
@@ -72,6 +72,7 @@ pub mod ledger;
 mod listcache;
 mod listing;
 mod lookup;
+pub mod postings;
 mod read;
 mod refresh;
 mod revision;

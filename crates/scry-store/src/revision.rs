@@ -27,7 +27,7 @@ use scry_model::Timestamp;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::block::Decoded;
-use crate::codec::{event_id, event_id_range, session_doc_id};
+use crate::codec::{event_id, event_id_range};
 use crate::error::{Result, StoreError};
 use crate::Store;
 
@@ -202,9 +202,6 @@ pub(crate) fn replace(tx: &Connection, old: i64, new: i64, path: &str, key: &str
     )
     .and_then(|mut st| st.execute(params![old, path, key, crate::now_ms(), common]))
     .map_err(StoreError::db("keep revision"))?;
-    tx.prepare_cached("DELETE FROM events_fts WHERE rowid = ?1")
-        .and_then(|mut st| st.execute([session_doc_id(old)]))
-        .map_err(StoreError::db("delete fts row"))?;
     tx.prepare_cached("DELETE FROM sessions WHERE sid = ?1")
         .and_then(|mut st| st.execute([old]))
         .map_err(StoreError::db("keep revision"))?;

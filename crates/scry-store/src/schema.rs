@@ -42,14 +42,18 @@
 //!   a bitmask of the kinds inside. Each event keeps its text whole, the searchable `aux` text
 //!   of tool name and arguments, and the rest of the event as JSON.
 //! - `warnings`: the session's warnings in order, as JSON.
-//! - `events_fts`: a contentless FTS5 table, one document per group of consecutive blocks of a
-//!   session (schema 11, [`crate::block::GROUP_BLOCKS`]; rowid = the id of the group's first
-//!   block, which carries [`crate::block::GROUP_START`] in `kinds`; the distinct trigrams of the
-//!   `text` and `aux` of its events, one word each: [`crate::grams`], schema 9) and one per
-//!   session (title + artifacts), kept small
-//!   with `detail=none` (no positions: a query is an AND of single trigrams; FTS5 refuses
-//!   `columnsize=0` together with `contentless_delete`); it only narrows candidate groups, whose
-//!   events the regex then verifies.
+//! - `grams`, `gram_runs`, `gram_dead` (schema 12, replacing the FTS5 table `events_fts`):
+//!   the candidate index, our own posting lists ([`crate::postings`], written and merged by
+//!   [`crate::gramq`]). A candidate document is a group of consecutive blocks of a session
+//!   (schema 11, [`crate::block::GROUP_BLOCKS`]; its id is the id of the group's first block,
+//!   which carries [`crate::block::GROUP_START`] in `kinds`) or a session's title and artifacts
+//!   (id `sid << 32 | 0xFFFF_FFFF`); its keys are the distinct trigrams of the `text` and `aux`
+//!   of its events ([`crate::grams`], schema 9). `grams(run, key, ids)`: per run (one per
+//!   applied transaction, or a merge of runs) and key, the run list of the documents holding
+//!   the key; `gram_runs`: each run's level and bytes; `gram_dead`: sessions whose rows were
+//!   deleted, with the newest run then (merges drop their ids). Lists only narrow candidates,
+//!   whose events the regex then verifies; a stale id (a deleted or rewritten group) only adds
+//!   a candidate that readers skip.
 //! - `facts` (L2): per session, the scry-facts ledgers (commands, files, errors, jobs, turn
 //!   statuses, tokens) as zstd JSON with the extractor version that computed them.
 //! - `edges` (L3): per session, the reference candidates of its tool calls (the graph edges
@@ -65,7 +69,7 @@ use crate::error::{Result, StoreError};
 use crate::integrity::{APPLICATION_ID, MARKER_KEY};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 12;
 /// Version of L1 (how sessions and events are stored and which parser produced them).
 pub const PARSER_VERSION: i64 = 1;
 /// Version of L2 (facts extracted from stored events).
@@ -133,14 +137,18 @@ CREATE TABLE warnings(
     body TEXT NOT NULL,
     PRIMARY KEY(sid, n)
 ) WITHOUT ROWID;
-CREATE VIRTUAL TABLE events_fts USING fts5(
-    doc, tokenize = 'ascii', content = '', contentless_delete = 1, detail = none
+CREATE TABLE grams(
+    run INTEGER NOT NULL,
+    key INTEGER NOT NULL,
+    ids BLOB NOT NULL,
+    PRIMARY KEY(run, key)
+) WITHOUT ROWID;
+CREATE TABLE gram_runs(
+    run INTEGER PRIMARY KEY AUTOINCREMENT,
+    level INTEGER NOT NULL,
+    bytes INTEGER NOT NULL
 );
--- FTS5 writes its pending terms out as a new segment whenever they pass `hashsize` (1 MB by
--- default): a cold index then made a small segment every few documents and spent a third of
--- the writer sorting terms and merging those segments. 64 MB: one segment per transaction
--- (the queued writes of `ftsq`, at most 32 MB of documents); persisted in `events_fts_config`.
-INSERT INTO events_fts(events_fts, rank) VALUES('hashsize', 67108864);
+CREATE TABLE gram_dead(sid INTEGER PRIMARY KEY, at INTEGER NOT NULL);
 CREATE TABLE facts(sid INTEGER PRIMARY KEY, version INTEGER NOT NULL, body BLOB NOT NULL);
 CREATE TABLE edges(sid INTEGER PRIMARY KEY, version INTEGER NOT NULL, body BLOB NOT NULL);
 CREATE TABLE pending(sid INTEGER PRIMARY KEY, since INTEGER NOT NULL);
@@ -263,7 +271,7 @@ pub(crate) fn ensure(conn: &mut Connection, versions: crate::LayerVersions) -> R
                 .map_err(StoreError::db("list tables"))?
         };
         for (ty, name) in names {
-            // FTS shadow tables disappear with their virtual table.
+            // An earlier layout's FTS shadow tables disappear with their virtual table.
             let exists: i64 = tx
                 .query_row(
                     "SELECT count(*) FROM sqlite_master WHERE name = ?1",

@@ -254,16 +254,12 @@ fn indexed_search_equals_direct_over_every_corpus_home() {
 }
 
 /// Every row an index holds, as one comparable text: meta, files, sessions, blocks (their
-/// stored bytes), warnings and staged sessions in key order, and every (trigram word, block)
-/// pair of the candidate index (read through an `fts5vocab` table: the FTS5 segments
-/// themselves depend on when transactions committed).
+/// stored bytes), warnings and staged sessions in key order, and every distinct (document,
+/// trigram key) pair of the candidate index (the union of its runs: which run holds a pair
+/// depends on when transactions committed).
 fn rows(db: &Path) -> String {
     use std::fmt::Write;
     let conn = rusqlite::Connection::open(db).unwrap();
-    conn.execute_batch(
-        "CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, events_fts, instance)",
-    )
-    .unwrap();
     let mut out = String::new();
     for q in [
         "SELECT * FROM meta ORDER BY key",
@@ -272,7 +268,6 @@ fn rows(db: &Path) -> String {
         "SELECT * FROM blocks ORDER BY id",
         "SELECT * FROM warnings ORDER BY sid, n",
         "SELECT * FROM pending ORDER BY sid",
-        "SELECT doc, term FROM temp.vocab ORDER BY doc, term",
     ] {
         let mut st = conn.prepare(q).unwrap();
         let n = st.column_count();
@@ -287,6 +282,23 @@ fn rows(db: &Path) -> String {
         }
         writeln!(out, "-- {count} rows of {q}").unwrap();
     }
+    let mut pairs = Vec::new();
+    let mut st = conn.prepare("SELECT key, ids FROM grams").unwrap();
+    let mut r = st.query([]).unwrap();
+    let mut codes = Vec::new();
+    while let Some(row) = r.next().unwrap() {
+        let key: u32 = row.get(0).unwrap();
+        codes.clear();
+        scry_store::postings::decode(row.get_ref(1).unwrap().as_blob().unwrap(), &mut codes)
+            .expect("every stored run list decodes");
+        pairs.extend(codes.iter().map(|&c| (scry_store::postings::id_of(c), key)));
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    for (id, key) in &pairs {
+        writeln!(out, "{id}|{key}").unwrap();
+    }
+    writeln!(out, "-- {} candidate pairs", pairs.len()).unwrap();
     out
 }
 

@@ -53,7 +53,7 @@ impl<'c> TxGuard<'c> {
     }
 
     pub(crate) fn commit(self) -> Result<()> {
-        crate::ftsq::apply(self.0)?;
+        crate::gramq::apply(self.0)?;
         self.0
             .execute_batch("COMMIT")
             .map_err(StoreError::db("commit index batch"))
@@ -63,7 +63,7 @@ impl<'c> TxGuard<'c> {
 impl Drop for TxGuard<'_> {
     fn drop(&mut self) {
         if !self.0.is_autocommit() {
-            crate::ftsq::discard();
+            crate::gramq::discard();
             let _ = self.0.execute_batch("ROLLBACK");
         }
     }

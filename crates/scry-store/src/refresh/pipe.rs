@@ -36,7 +36,7 @@ pub(super) enum Piece {
     Block(Sealed),
     /// The document of the session's last group, when its last block was sent before the
     /// session ended: (seq of the group's first block, document).
-    Doc(u32, String),
+    Doc(u32, Vec<u32>),
     /// An encoded warning (the session's next).
     Warning(String),
     /// The end of the file's parse.
@@ -168,7 +168,7 @@ fn work(sources: &[Box<dyn Source>], files: &[SourceFile], mine: &[usize], tx: &
                 let mut sink = PipeSink {
                     tx,
                     block: BlockBuf::default(),
-                    doc: String::new(),
+                    doc: Vec::new(),
                     error: None,
                     resume: None,
                     gone: false,
@@ -212,8 +212,8 @@ fn work(sources: &[Box<dyn Source>], files: &[SourceFile], mine: &[usize], tx: &
 struct PipeSink<'a> {
     tx: &'a SyncSender<Piece>,
     block: BlockBuf,
-    /// An allocation for the next block's document.
-    doc: String,
+    /// An allocation for the next block's candidate keys.
+    doc: Vec<u32>,
     error: Option<StoreError>,
     resume: Option<ResumePoint>,
     /// The writer is gone: ignore the rest.
@@ -237,7 +237,7 @@ impl PipeSink<'_> {
             let sealed = self.block.seal(std::mem::take(&mut self.doc), last);
             self.send(Piece::Block(sealed));
         } else if last {
-            let mut doc = String::new();
+            let mut doc = Vec::new();
             if let Some(first) = self.block.close_group(&mut doc) {
                 if !doc.is_empty() {
                     self.send(Piece::Doc(first, doc));

@@ -31,7 +31,7 @@ impl Batch<'_> {
     ) -> Result<std::result::Result<ParseOutcome, String>> {
         if let (Some(rp), Some(r), Some(sid)) = (resume, row, row.and_then(|r| r.sid)) {
             // Queued candidate writes go in before the savepoint, the resume's own inside it.
-            crate::ftsq::apply(self.tx)?;
+            crate::gramq::apply(self.tx)?;
             self.tx
                 .execute_batch("SAVEPOINT resume")
                 .map_err(StoreError::db("begin session savepoint"))?;
@@ -42,7 +42,7 @@ impl Batch<'_> {
             } else {
                 false
             };
-            crate::ftsq::apply(self.tx)?;
+            crate::gramq::apply(self.tx)?;
             self.tx
                 .execute_batch(if ok {
                     "RELEASE resume"

@@ -1,4 +1,4 @@
-//! Search over the index: candidates from the trigram FTS table (or a scan of stored text when
+//! Search over the index: candidates from the trigram posting lists ([`crate::postings`]; or a scan of stored text when
 //! the query cannot be narrowed), verified by the same matcher as the direct path, then ranked
 //! and shown by the shared engine.
 
@@ -361,25 +361,14 @@ impl Store {
         max: usize,
     ) -> Result<Option<Vec<i64>>> {
         let plan = Plan::new(req, false)?;
-        let Some(q) = &plan.matcher.fts else {
+        let Some(q) = &plan.matcher.grams else {
             return Ok(None);
         };
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT rowid FROM events_fts WHERE events_fts MATCH ?1")
-            .map_err(StoreError::db("trigram candidates"))?;
-        let mut rows = st
-            .query([q])
-            .map_err(StoreError::db("trigram candidates"))?;
-        let mut sids = Vec::new();
-        while let Some(r) = rows.next().map_err(StoreError::db("trigram candidates"))? {
-            if sids.len() >= max {
-                return Ok(None);
-            }
-            let id: i64 = r.get(0).map_err(StoreError::db("trigram candidates"))?;
-            sids.push(id >> 32);
+        let ids = self.trigram_ids(q)?;
+        if ids.len() > max {
+            return Ok(None);
         }
-        sids.sort_unstable();
+        let mut sids: Vec<i64> = ids.into_iter().map(|id| id >> 32).collect();
         sids.dedup();
         Ok(Some(sids))
     }
@@ -469,7 +458,7 @@ impl Store {
         let cur = |sid: i64| revs.get(&sid).map_or(sid, |r| r.0);
         let mask = plan.kinds.iter().fold(0i64, |m, k| m | kind_bit(*k));
         let mut raw = Decoded::default();
-        if let Some(q) = &plan.matcher.fts {
+        if let Some(q) = &plan.matcher.grams {
             let ids = self.trigram_ids(q)?;
             let candidates = ids.len() as u64;
             let admitted = match filter {
@@ -567,22 +556,18 @@ impl Store {
         Ok(SearchPlan::Scan)
     }
 
-    /// The FTS documents (candidate groups, session documents) matching the trigram query.
-    pub(super) fn trigram_ids(&self, q: &str) -> Result<Vec<i64>> {
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT rowid FROM events_fts WHERE events_fts MATCH ?1")
-            .map_err(StoreError::db("trigram candidates"))?;
-        let rows = st
-            .query_map([q], |r| r.get(0))
-            .map_err(StoreError::db("trigram candidates"))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(StoreError::db("trigram candidates"))
+    /// The candidate documents (groups, session documents) holding every key of one of the
+    /// conjunctions of `q`, sorted: a superset (an id may name a group or session that is gone
+    /// or no longer starts a group; [`Store::read_blocks`] and the session reads skip those).
+    pub(super) fn trigram_ids(&self, q: &[Vec<u32>]) -> Result<Vec<i64>> {
+        crate::postings::candidates(&self.conn, q)
     }
 
     /// Hits of the stored blocks from block `start` to the end of its session, or (`group`)
     /// to the end of its candidate group: the group's first block up to the next block that
-    /// starts a group. Blocks of no kind in `mask` are not decoded.
+    /// starts a group (nothing when no block `start` starts a group: a stale candidate id,
+    /// whose group was rewritten and is read under its own id). Blocks of no kind in `mask`
+    /// are not decoded.
     pub(super) fn read_blocks(
         &self,
         plan: &Plan,
@@ -599,12 +584,22 @@ impl Store {
             .map_err(fail())?;
         let end = event_id_range(start >> 32).1;
         let mut rows = st.query(params![start, end]).map_err(fail())?;
+        let mut first = true;
         while let Some(r) = rows.next().map_err(fail())? {
             let id: i64 = r.get(0).map_err(fail())?;
             let kinds: i64 = r.get(1).map_err(fail())?;
-            if group && id != start && kinds & GROUP_START != 0 {
-                break;
+            if group {
+                let starts = kinds & GROUP_START != 0;
+                // The first block must be `start` and start a group; the next start ends it.
+                if if first {
+                    id != start || !starts
+                } else {
+                    starts
+                } {
+                    break;
+                }
             }
+            first = false;
             if kinds & mask == 0 {
                 continue;
             }

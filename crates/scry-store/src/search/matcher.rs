@@ -1,5 +1,5 @@
 //! The matcher: the regex (the single authority on what matches), the required literals that
-//! may narrow candidates through the trigram index, and the FTS query built from them.
+//! may narrow candidates through the trigram index, and the key query built from them.
 
 use regex::{Regex, RegexBuilder};
 use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange, Hir, HirKind};
@@ -28,8 +28,9 @@ pub(crate) struct Matcher {
     /// compiles a regex: a case-insensitive one costs ≈ 0.2 ms, a tenth of a warm search).
     pats: Lazy<Vec<Regex>>,
     and: bool,
-    /// The FTS5 query narrowing candidates, when the query allows it.
-    pub fts: Option<String>,
+    /// The trigram keys narrowing candidates, when the query allows it: a document is a
+    /// candidate when it holds every key of one of the conjunctions.
+    pub grams: Option<Vec<Vec<u32>>>,
     /// For literal and terms queries: any of the literals, over raw bytes (a block of stored
     /// records), to skip blocks without a match before looking at their events.
     pre: Lazy<Option<regex::bytes::Regex>>,
@@ -123,7 +124,7 @@ impl Matcher {
                     .collect()
             })
         };
-        let fts = fts_query(&disj, ci);
+        let grams = gram_query(&disj, ci);
         // Escaped literals have no anchors or word boundaries, so a match inside one field is
         // a match inside the block holding it: the prefilter never drops a real hit.
         let pre = match req.mode {
@@ -149,7 +150,7 @@ impl Matcher {
         Ok(Matcher {
             pats,
             and,
-            fts,
+            grams,
             pre,
         })
     }
@@ -290,10 +291,6 @@ fn safe_char(c: char, case_insensitive: bool) -> bool {
     }
 }
 
-fn quote(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
-
 /// The trigrams of one conjunction: every ≥ 3-character run of safe characters of every
 /// literal, cut into overlapping trigrams, at most [`MAX_GRAMS`] evenly spaced.
 fn grams(lits: &[String], ci: bool) -> Vec<String> {
@@ -329,9 +326,9 @@ fn grams(lits: &[String], ci: bool) -> Vec<String> {
     all
 }
 
-/// The FTS5 query for a disjunction of conjunctions of required literals, or `None` when some
-/// disjunct has no usable trigram (then nothing can be narrowed).
-fn fts_query(disj: &[Vec<String>], ci: bool) -> Option<String> {
+/// The key query (an OR of ANDs of trigram keys) of a disjunction of conjunctions of required
+/// literals, or `None` when some disjunct has no usable trigram (then nothing can be narrowed).
+fn gram_query(disj: &[Vec<String>], ci: bool) -> Option<Vec<Vec<u32>>> {
     if disj.is_empty() {
         return None;
     }
@@ -341,17 +338,18 @@ fn fts_query(disj: &[Vec<String>], ci: bool) -> Option<String> {
         if g.is_empty() {
             return None;
         }
-        let and: Vec<String> = g
+        let mut and: Vec<u32> = g
             .iter()
-            .filter_map(|x| crate::grams::query_word(x))
-            .map(|w| quote(&w))
+            .filter_map(|x| crate::grams::query_key(x))
             .collect();
         if and.is_empty() {
             return None;
         }
-        parts.push(format!("({})", and.join(" AND ")));
+        and.sort_unstable();
+        and.dedup();
+        parts.push(and);
     }
-    Some(parts.join(" OR "))
+    Some(parts)
 }
 
 #[cfg(test)]
@@ -359,20 +357,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fts_query_quotes_everything() {
-        let q = fts_query(&[vec!["a\"b OR c*".into()]], true).unwrap();
-        let first = crate::grams::query_word("a\"b").unwrap();
-        assert!(q.starts_with(&format!("(\"{first}\" AND ")), "{q}");
+    fn gram_query_keys_every_trigram() {
+        let q = gram_query(&[vec!["a\"b OR c*".into()], vec!["xyz".into()]], true).unwrap();
+        assert_eq!(q.len(), 2);
         assert!(
-            q.chars()
-                .all(|c| c.is_ascii_alphanumeric() || " ()\"".contains(c)),
-            "{q}"
+            q[0].contains(&crate::grams::query_key("a\"b").unwrap()),
+            "{q:?}"
         );
-        assert!(fts_query(&[vec!["会话".into()]], true).is_none());
-        assert!(fts_query(&[vec!["跨会话".into()]], true).is_some());
+        assert!(
+            q[0].contains(&crate::grams::query_key("r c").unwrap()),
+            "{q:?}"
+        );
+        assert_eq!(q[1], [crate::grams::query_key("XYZ").unwrap()]);
+        assert!(gram_query(&[vec!["会话".into()]], true).is_none());
+        assert!(gram_query(&[vec!["跨会话".into()]], true).is_some());
         // `k` and `s` have non-ASCII case partners (K, ſ): not narrowed case-insensitively.
-        assert!(fts_query(&[vec!["ask".into()]], true).is_none());
-        assert!(fts_query(&[vec!["ask".into()]], false).is_some());
+        assert!(gram_query(&[vec!["ask".into()]], true).is_none());
+        assert!(gram_query(&[vec!["ask".into()]], false).is_some());
     }
 
     #[test]

@@ -35,7 +35,7 @@ impl Store {
         let mask = plan.kinds.iter().fold(0i64, |m, k| m | kind_bit(*k));
         // Candidate sessions, with their candidate groups when trigrams narrow the query.
         let mut groups: HashMap<i64, Vec<i64>> = HashMap::new();
-        let (sids, used): (Vec<i64>, SearchPlan) = if let Some(q) = &plan.matcher.fts {
+        let (sids, used): (Vec<i64>, SearchPlan) = if let Some(q) = &plan.matcher.grams {
             let ids = self.trigram_ids(q)?;
             let candidates = ids.len() as u64;
             let admitted = match filter {

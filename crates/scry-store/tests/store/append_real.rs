@@ -104,8 +104,8 @@ fn append_touch_truncate(home: &Path, path: &Path, id: ProviderId, extra: &str, 
         let clean_db = home.join("clean.db");
         let mut clean = Store::open(&clean_db).unwrap();
         refresh(&mut clean, &sources, &files(src, home));
-        let strip = |(pairs, starts): (Vec<(i64, String)>, Vec<i64>)| {
-            let mut pairs: Vec<(i64, String)> = pairs
+        let strip = |(pairs, starts): (Vec<(i64, u32)>, Vec<i64>)| {
+            let mut pairs: Vec<(i64, u32)> = pairs
                 .into_iter()
                 .map(|(d, t)| (d & 0xFFFF_FFFF, t))
                 .collect();

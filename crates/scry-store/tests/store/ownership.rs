@@ -82,22 +82,3 @@ fn damage_is_an_error_naming_the_file_and_a_rebuild_heals_it() {
     drop(store);
     assert_eq!(inspect(&db), IndexHealth::Healthy { legacy: false });
 }
-
-/// A new index lets FTS5 hold 64 MB of pending terms (one segment per refresh transaction, not
-/// one per megabyte: issue 17), and the setting stays with the file for every later writer.
-#[test]
-fn a_new_index_keeps_fts5_terms_in_memory_per_transaction() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("index.db");
-    drop(Store::open(&db).unwrap());
-    drop(Store::open(&db).unwrap());
-    let hashsize: i64 = Connection::open(&db)
-        .unwrap()
-        .query_row(
-            "SELECT v FROM events_fts_config WHERE k = 'hashsize'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(hashsize, 64 << 20);
-}

@@ -1,0 +1,249 @@
+//! The candidate index's own posting lists (schema 12, issue 17): per trigram key
+//! ([`crate::grams`]), the sorted ids of the candidate documents holding it — a group of a
+//! session's blocks (the id of its first block, `sid << 32 | seq`) or a session's own document
+//! (title and artifacts, `sid << 32 | 0xFFFF_FFFF`). They replaced a contentless FTS5 table
+//! whose pending-term hash, sorts and segment merges were most of a cold index's writer.
+//!
+//! Stored in `grams(run, key, ids)`: each transaction's writes become one new *run* (one row
+//! per key it touched, appended at the end of the table), and runs of similar size are merged
+//! into one ([`crate::gramq`]), so a query reads a key's row in each of a few runs.
+//!
+//! A row's `ids` is a *run list*: the document ids in increasing order of their *code*
+//! `sid << 32 | (seq + 1) mod 2^32` (a session's own document sorts first), each written as two
+//! LEB128 varints: the sid's increase over the previous entry's (the first entry: over 0), then
+//! the code's low 32 bits when the sid increased, else their increase (at least 1). A session's
+//! first group costs two bytes, as do most later ones.
+//!
+//! Public only for the fuzz target and the tests; not a stable API.
+
+/// Sids are below this (an event id `sid << 32 | seq` is a positive i64).
+const SID_LIMIT: u64 = 1 << 31;
+
+/// The sort code of document id `id` (see the module doc).
+pub fn code(id: i64) -> u64 {
+    let sid = (id as u64) >> 32;
+    (sid << 32) | u64::from((id as u32).wrapping_add(1))
+}
+
+/// The document id of sort code `code`.
+pub fn id_of(code: u64) -> i64 {
+    (((code >> 32) << 32) | u64::from((code as u32).wrapping_sub(1))) as i64
+}
+
+fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        let part = u64::from(b & 0x7f);
+        if shift == 63 && part > 1 {
+            return None;
+        }
+        v |= part << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Appends the run list of `codes` (strictly increasing, sids below 2^31) to `out`.
+pub fn encode(codes: impl IntoIterator<Item = u64>, out: &mut Vec<u8>) {
+    let (mut sid, mut low) = (0u64, 0u64);
+    for c in codes {
+        let (s, l) = (c >> 32, c & 0xFFFF_FFFF);
+        put(out, s.wrapping_sub(sid));
+        put(
+            out,
+            if s != sid {
+                l
+            } else {
+                l.wrapping_sub(low) & 0xFFFF_FFFF
+            },
+        );
+        sid = s;
+        low = l;
+    }
+}
+
+/// Bytes that are not a run list this module writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Damaged;
+
+/// Appends the codes of the run list `bytes` to `out`, in order; `Err` (and `out` holding what
+/// decoded before the damage) when the bytes are not a run list this module writes.
+pub fn decode(bytes: &[u8], out: &mut Vec<u64>) -> Result<(), Damaged> {
+    let (mut at, mut sid, mut low) = (0usize, 0u64, 0u64);
+    let mut first = true;
+    while at < bytes.len() {
+        let ds = get(bytes, &mut at).ok_or(Damaged)?;
+        let v = get(bytes, &mut at).ok_or(Damaged)?;
+        if ds > 0 || first {
+            sid = sid.checked_add(ds).filter(|s| *s < SID_LIMIT).ok_or(Damaged)?;
+            low = v;
+        } else {
+            low = low.checked_add(v).filter(|_| v > 0).ok_or(Damaged)?;
+        }
+        if low > 0xFFFF_FFFF {
+            return Err(Damaged);
+        }
+        first = false;
+        out.push(sid << 32 | low);
+    }
+    Ok(())
+}
+
+/// The codes in both `a` and `b` (each sorted), into `out`.
+pub fn intersect(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
+    out.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+}
+
+/// The document ids holding every key of at least one of the conjunctions `disj` (a superset
+/// of the documents with a match; ids of deleted documents may be among them), sorted. Each
+/// key's list is the union of its rows in every run; a conjunction reads its keys' rows, then
+/// intersects them smallest first and stops once nothing is left.
+pub(crate) fn candidates(
+    conn: &rusqlite::Connection,
+    disj: &[Vec<u32>],
+) -> crate::error::Result<Vec<i64>> {
+    use crate::error::StoreError;
+    let fail = || StoreError::db("trigram candidates");
+    let damaged =
+        || StoreError::IndexBuild("the candidate index is damaged; re-index with --force".into());
+    let runs: Vec<i64> = {
+        let mut st = conn
+            .prepare_cached("SELECT run FROM gram_runs WHERE level >= 0 ORDER BY run")
+            .map_err(fail())?;
+        let rows = st.query_map([], |r| r.get(0)).map_err(fail())?;
+        rows.collect::<rusqlite::Result<_>>().map_err(fail())?
+    };
+    let mut read = conn
+        .prepare_cached("SELECT ids FROM grams WHERE run = ?1 AND key = ?2")
+        .map_err(fail())?;
+    let mut out: Vec<u64> = Vec::new();
+    let (mut list, mut next) = (Vec::new(), Vec::new());
+    for conj in disj {
+        // Each key's rows, as (bytes, key index); the smallest list first.
+        let mut lists: Vec<Vec<u8>> = Vec::with_capacity(conj.len());
+        for &key in conj {
+            let mut bytes = Vec::new();
+            for &run in &runs {
+                let mut rows = read.query(rusqlite::params![run, key]).map_err(fail())?;
+                if let Some(r) = rows.next().map_err(fail())? {
+                    let ids = r.get_ref(0).map_err(fail())?;
+                    let ids = ids.as_blob().map_err(|_| damaged())?;
+                    // Rows of several runs are kept apart by a length prefix.
+                    put(&mut bytes, ids.len() as u64);
+                    bytes.extend_from_slice(ids);
+                }
+            }
+            lists.push(bytes);
+        }
+        lists.sort_by_key(Vec::len);
+        let mut acc: Option<Vec<u64>> = None;
+        for bytes in &lists {
+            list.clear();
+            let mut at = 0;
+            while at < bytes.len() {
+                let n = get(bytes, &mut at).ok_or_else(damaged)? as usize;
+                let rows = bytes.get(at..at + n).ok_or_else(damaged)?;
+                decode(rows, &mut list).map_err(|_| damaged())?;
+                at += n;
+            }
+            if !list.is_sorted() {
+                list.sort_unstable();
+            }
+            list.dedup();
+            acc = Some(match acc {
+                None => std::mem::take(&mut list),
+                Some(prev) => {
+                    intersect(&prev, &list, &mut next);
+                    std::mem::replace(&mut next, prev)
+                }
+            });
+            if acc.as_ref().is_some_and(Vec::is_empty) {
+                break;
+            }
+        }
+        out.extend(acc.unwrap_or_default());
+    }
+    let mut ids: Vec<i64> = out.into_iter().map(id_of).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_order_a_sessions_document_first_and_round_trip() {
+        let ids = [
+            1i64 << 32 | 0xFFFF_FFFF,
+            1 << 32,
+            1 << 32 | 17,
+            2 << 32,
+            (i64::from(i32::MAX)) << 32 | 0xFFFF_FFFE,
+        ];
+        let mut codes: Vec<u64> = ids.iter().map(|&i| code(i)).collect();
+        assert!(codes.windows(2).all(|w| w[0] < w[1]), "{codes:?}");
+        for &i in &ids {
+            assert_eq!(id_of(code(i)), i);
+        }
+        let mut bytes = Vec::new();
+        encode(codes.iter().copied(), &mut bytes);
+        // Two bytes for each of the first four (the last sid's increase is large).
+        assert!(bytes.len() < 4 * 2 + 6 + 6, "{}", bytes.len());
+        let mut back = Vec::new();
+        decode(&bytes, &mut back).unwrap();
+        assert_eq!(back, codes);
+        codes.clear();
+        bytes.clear();
+        encode(codes.iter().copied(), &mut bytes);
+        assert!(bytes.is_empty());
+        decode(&bytes, &mut back).unwrap();
+    }
+
+    #[test]
+    fn damage_is_an_error_not_a_panic() {
+        let mut out = Vec::new();
+        // Truncated varint, a repeated code (increase 0), a sid past 2^31, a low part past u32.
+        for bad in [
+            &[0x80u8][..],
+            &[1, 1, 0, 0],
+            &[0xff, 0xff, 0xff, 0xff, 0x0f, 0],
+            &[1, 0xff, 0xff, 0xff, 0xff, 0x1f],
+            &[0xff; 11],
+        ] {
+            assert!(decode(bad, &mut out).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn intersection() {
+        let mut out = Vec::new();
+        intersect(&[1, 3, 5, 7], &[2, 3, 7, 9], &mut out);
+        assert_eq!(out, [3, 7]);
+    }
+}
