@@ -87,7 +87,10 @@ pub fn decode(bytes: &[u8], out: &mut Vec<u64>) -> Result<(), Damaged> {
         let ds = get(bytes, &mut at).ok_or(Damaged)?;
         let v = get(bytes, &mut at).ok_or(Damaged)?;
         if ds > 0 || first {
-            sid = sid.checked_add(ds).filter(|s| *s < SID_LIMIT).ok_or(Damaged)?;
+            sid = sid
+                .checked_add(ds)
+                .filter(|s| *s < SID_LIMIT)
+                .ok_or(Damaged)?;
             low = v;
         } else {
             low = low.checked_add(v).filter(|_| v > 0).ok_or(Damaged)?;
