@@ -121,15 +121,25 @@ pub fn intersect(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
     }
 }
 
+/// Candidates left at which a conjunction stops reading further keys' lists.
+const FEW: usize = 8;
+/// A key's list is read only while it is smaller than this many bytes per candidate left:
+/// verifying a candidate group (a zstd block group and the regex) costs about what decoding
+/// 16 KB of list does.
+const BYTES_PER_CANDIDATE: usize = 16 << 10;
+
 /// The document ids holding every key of at least one of the conjunctions `disj` (a superset
 /// of the documents with a match; ids of deleted documents may be among them), sorted. Each
-/// key's list is the union of its rows in every run; a conjunction reads its keys' rows, then
-/// intersects them smallest first and stops once nothing is left.
+/// key's list is the union of its rows in every run; a conjunction reads its keys' lists
+/// smallest first (sizes from the rows' headers), intersecting as it goes, and stops once
+/// nothing is left, few candidates are, or the next list costs more to read than the
+/// candidates left cost to verify.
 pub(crate) fn candidates(
     conn: &rusqlite::Connection,
     disj: &[Vec<u32>],
 ) -> crate::error::Result<Vec<i64>> {
     use crate::error::StoreError;
+    use rusqlite::OptionalExtension;
     let fail = || StoreError::db("trigram candidates");
     let damaged =
         || StoreError::IndexBuild("the candidate index is damaged; re-index with --force".into());
@@ -140,38 +150,47 @@ pub(crate) fn candidates(
         let rows = st.query_map([], |r| r.get(0)).map_err(fail())?;
         rows.collect::<rusqlite::Result<_>>().map_err(fail())?
     };
+    let mut size = conn
+        .prepare_cached("SELECT length(ids) FROM grams WHERE run = ?1 AND key = ?2")
+        .map_err(fail())?;
     let mut read = conn
         .prepare_cached("SELECT ids FROM grams WHERE run = ?1 AND key = ?2")
         .map_err(fail())?;
     let mut out: Vec<u64> = Vec::new();
     let (mut list, mut next) = (Vec::new(), Vec::new());
     for conj in disj {
-        // Each key's rows, as (bytes, key index); the smallest list first.
-        let mut lists: Vec<Vec<u8>> = Vec::with_capacity(conj.len());
+        // Each key's size over every run (read from the rows' headers, not their bytes); the
+        // smallest lists are read first.
+        let mut sized: Vec<(usize, u32)> = Vec::with_capacity(conj.len());
         for &key in conj {
-            let mut bytes = Vec::new();
+            let mut total = 0usize;
+            for &run in &runs {
+                let n: Option<i64> = size
+                    .query_row(rusqlite::params![run, key], |r| r.get(0))
+                    .optional()
+                    .map_err(fail())?;
+                total += usize::try_from(n.unwrap_or(0)).unwrap_or(0);
+            }
+            sized.push((total, key));
+        }
+        sized.sort_unstable();
+        let mut acc: Option<Vec<u64>> = None;
+        for &(bytes, key) in &sized {
+            // A superset is a right answer (the regex decides): once few candidates are left,
+            // or the next list is far larger than verifying them costs, stop narrowing.
+            if let Some(a) = &acc {
+                if a.len() <= FEW || bytes > a.len().saturating_mul(BYTES_PER_CANDIDATE) {
+                    break;
+                }
+            }
+            list.clear();
             for &run in &runs {
                 let mut rows = read.query(rusqlite::params![run, key]).map_err(fail())?;
                 if let Some(r) = rows.next().map_err(fail())? {
                     let ids = r.get_ref(0).map_err(fail())?;
                     let ids = ids.as_blob().map_err(|_| damaged())?;
-                    // Rows of several runs are kept apart by a length prefix.
-                    put(&mut bytes, ids.len() as u64);
-                    bytes.extend_from_slice(ids);
+                    decode(ids, &mut list).map_err(|_| damaged())?;
                 }
-            }
-            lists.push(bytes);
-        }
-        lists.sort_by_key(Vec::len);
-        let mut acc: Option<Vec<u64>> = None;
-        for bytes in &lists {
-            list.clear();
-            let mut at = 0;
-            while at < bytes.len() {
-                let n = get(bytes, &mut at).ok_or_else(damaged)? as usize;
-                let rows = bytes.get(at..at + n).ok_or_else(damaged)?;
-                decode(rows, &mut list).map_err(|_| damaged())?;
-                at += n;
             }
             if !list.is_sorted() {
                 list.sort_unstable();
