@@ -364,11 +364,16 @@ fn statusline(home: &Path, payload: &str) -> Out {
 }
 
 /// The statusline of `payload` with the index at `db` and the global flags `flags`.
+/// Local time is about noon (a fixed-offset POSIX `TZ`), so requests made minutes ago are
+/// "today" at any hour the test runs (under `TZ=UTC` it failed in the half hour after midnight).
 fn statusline_at(home: &Path, db: &Path, payload: &str, flags: &[&str]) -> Out {
+    let utc_hour = jiff::Timestamp::now()
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .hour();
     let mut child = Command::new(env!("CARGO_BIN_EXE_scry"))
         .env_clear()
         .env("HOME", home)
-        .env("TZ", "UTC")
+        .env("TZ", format!("LOC{}", i32::from(utc_hour) - 12))
         .env("SCRY_DB", db)
         .current_dir(home)
         .args(flags)
