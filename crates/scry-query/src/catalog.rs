@@ -337,7 +337,24 @@ impl Catalog {
 /// The entry for a header read from `file` (scanned, parsed or stored): the primary source when
 /// the header lists none, the parent discovery knows when the header has none; `None` when the
 /// session's project is excluded by `ex`.
-pub fn keep(ex: &Exclusions, file: &SourceFile, mut header: Header) -> Option<Entry> {
+pub fn keep(ex: &Exclusions, file: &SourceFile, header: Header) -> Option<Entry> {
+    let mut header = kept_header(ex, file, header)?;
+    if header.parent.is_none() {
+        header.parent.clone_from(&file.parent);
+    }
+    Some(Entry {
+        file: file.clone(),
+        header,
+    })
+}
+
+/// `header` read from `file` with the primary source filled in when it lists none; `None`
+/// when the session's project is excluded by `ex`.
+pub(crate) fn kept_header(
+    ex: &Exclusions,
+    file: &SourceFile,
+    mut header: Header,
+) -> Option<Header> {
     if ex.has_projects()
         && header
             .cwd
@@ -349,13 +366,7 @@ pub fn keep(ex: &Exclusions, file: &SourceFile, mut header: Header) -> Option<En
     if header.sources.is_empty() {
         header.sources.push(file.path.clone());
     }
-    if header.parent.is_none() {
-        header.parent.clone_from(&file.parent);
-    }
-    Some(Entry {
-        file: file.clone(),
-        header,
-    })
+    Some(header)
 }
 
 /// A header scan that found no times (a provider whose cheap scan skips them): stream the

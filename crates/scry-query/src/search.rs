@@ -590,8 +590,6 @@ pub fn request(
     Ok(req)
 }
 
-/// Parses every file directly (`--no-index`); a source that cannot be read is skipped, as the
-/// index skips (and reports at `index`) a source it cannot parse.
 /// [`search_direct`] over [`parse_all`] of the one file `file`, its session streamed instead
 /// of held ([`scry_store::search_one_direct`]): the same answer, memory bounded by the hits.
 fn search_one(
@@ -606,22 +604,13 @@ fn search_one(
             on_event: |e| on_event(e),
             on_warning: |_| {},
         };
-        let mut header = scry_source::guard::parse(source?, file, &mut sink).ok()?;
-        if ex.has_projects()
-            && header
-                .cwd
-                .as_deref()
-                .is_some_and(|c| ex.project_of(c).is_some())
-        {
-            return None;
-        }
-        if header.sources.is_empty() {
-            header.sources.push(file.path.clone());
-        }
-        Some(header)
+        let header = scry_source::guard::parse(source?, file, &mut sink).ok()?;
+        crate::catalog::kept_header(ex, file, header)
     })
 }
 
+/// Parses every file directly (`--no-index`); a source that cannot be read is skipped, as the
+/// index skips (and reports at `index`) a source it cannot parse.
 fn parse_all(catalog: &Catalog, files: &[SourceFile]) -> Vec<Session> {
     let mut out = Vec::new();
     for file in files {

@@ -360,6 +360,22 @@ pub(crate) struct Ranked {
     pub next_cursor: Option<String>,
 }
 
+impl Ranked {
+    /// The response of the shown `sessions` (built from [`Ranked::sessions`], taken out
+    /// before) with these totals and cursor, found by `plan`.
+    pub(crate) fn response(self, sessions: Vec<SessionHits>, plan: SearchPlan) -> SearchResponse {
+        SearchResponse {
+            sessions,
+            total_matches: self.total_matches,
+            total_sessions: self.total_sessions,
+            self_folded: self.self_folded,
+            total_exact: self.total_exact,
+            next_cursor: self.next_cursor,
+            plan,
+        }
+    }
+}
+
 /// Whether `req` counts only the sessions up to the first one of its next page
 /// ([`super::Count::Page`] with `sort: time`): a back end may then stop reading sessions (in
 /// [`session_order`]) once it has found `offset + limit + 1` with hits.
@@ -571,9 +587,9 @@ pub fn search_direct(sessions: &[Session], req: &SearchRequest) -> Result<Search
             });
         }
     }
-    let ranked = rank(req, &plan, matches);
+    let mut ranked = rank(req, &plan, matches);
     let mut out = Vec::new();
-    for (m, best, n, more) in ranked.sessions {
+    for (m, best, n, more) in std::mem::take(&mut ranked.sessions) {
         let s = &sessions[usize::try_from(m.key).unwrap_or(0)];
         let hits = m.hits.iter().map(|h| direct_show(req, s, h)).collect();
         out.push(SessionHits {
@@ -584,15 +600,7 @@ pub fn search_direct(sessions: &[Session], req: &SearchRequest) -> Result<Search
             has_more_hits: more,
         });
     }
-    Ok(SearchResponse {
-        sessions: out,
-        total_matches: ranked.total_matches,
-        total_sessions: ranked.total_sessions,
-        self_folded: ranked.self_folded,
-        total_exact: ranked.total_exact,
-        next_cursor: ranked.next_cursor,
-        plan: SearchPlan::Direct,
-    })
+    Ok(ranked.response(out, SearchPlan::Direct))
 }
 
 /// Search within one parsed session (S-Q5), like [`crate::Store::search_session`].

@@ -190,9 +190,9 @@ impl Store {
         matches: Vec<SessionMatch>,
         used: SearchPlan,
     ) -> Result<SearchResponse> {
-        let ranked = rank(req, plan, matches);
+        let mut ranked = rank(req, plan, matches);
         let mut sessions = Vec::new();
-        for (m, best, n, more) in ranked.sessions {
+        for (m, best, n, more) in std::mem::take(&mut ranked.sessions) {
             let (header, _) = self.row_of(m.key)?;
             let mut hits = m
                 .hits
@@ -212,15 +212,7 @@ impl Store {
                 has_more_hits: more,
             });
         }
-        Ok(SearchResponse {
-            sessions,
-            total_matches: ranked.total_matches,
-            total_sessions: ranked.total_sessions,
-            self_folded: ranked.self_folded,
-            total_exact: ranked.total_exact,
-            next_cursor: ranked.next_cursor,
-            plan: used,
-        })
+        Ok(ranked.response(sessions, used))
     }
 
     /// Searches one session (by uri or by source; S-Q5): its header comes back even with zero

@@ -80,7 +80,7 @@ pub fn search_one_direct(
             summary: None,
         }]
     };
-    let ranked = rank(req, &plan, matches);
+    let mut ranked = rank(req, &plan, matches);
     // The events the page shows, by position (as `direct_show` finds them in a whole session).
     let wanted: HashSet<usize> = ranked
         .sessions
@@ -100,8 +100,7 @@ pub fn search_one_direct(
             return search_direct(&[], req);
         }
     }
-    let sessions = ranked
-        .sessions
+    let sessions = std::mem::take(&mut ranked.sessions)
         .into_iter()
         .map(|(m, best, n, more)| SessionHits {
             header: header.clone(),
@@ -115,13 +114,5 @@ pub fn search_one_direct(
             has_more_hits: more,
         })
         .collect();
-    Ok(SearchResponse {
-        sessions,
-        total_matches: ranked.total_matches,
-        total_sessions: ranked.total_sessions,
-        self_folded: ranked.self_folded,
-        total_exact: ranked.total_exact,
-        next_cursor: ranked.next_cursor,
-        plan: SearchPlan::Direct,
-    })
+    Ok(ranked.response(sessions, SearchPlan::Direct))
 }
