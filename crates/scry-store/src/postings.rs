@@ -260,8 +260,11 @@ mod tests {
         decode(&bytes, &mut back).unwrap();
     }
 
-    /// A connection holding `runs`: (run, level, bytes, [(key, ids)]).
-    fn runs_db(runs: &[(i64, i64, i64, &[(u32, &[i64])])]) -> rusqlite::Connection {
+    /// One run: (run, level, bytes, [(key, ids)]).
+    type Run<'a> = (i64, i64, i64, &'a [(u32, &'a [i64])]);
+
+    /// A connection holding `runs`.
+    fn runs_db(runs: &[Run<'_>]) -> rusqlite::Connection {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
         conn.execute_batch(
             "CREATE TABLE grams(run INTEGER NOT NULL, key INTEGER NOT NULL, ids BLOB NOT NULL,
