@@ -63,7 +63,11 @@ impl Catalog {
         for pd in discover_excluding(&sources, env, only, &ctx.exclusions) {
             providers.push(pd.provider);
             roots.extend(pd.discovery.roots.into_iter().map(|r| r.path));
-            files.extend(pd.discovery.files);
+            if files.is_empty() {
+                files = pd.discovery.files;
+            } else {
+                files.extend(pd.discovery.files);
+            }
             warnings.extend(pd.discovery.warnings);
         }
         Catalog {

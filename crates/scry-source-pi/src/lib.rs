@@ -82,13 +82,18 @@ impl Source for PiSource {
                 .map(|e| e.path())
                 .collect();
             dirs.sort();
-            for dir in dirs {
-                let Some(files) = scry_source::list_dir(&dir, &mut out.warnings) else {
-                    continue;
+            // Directories are listed on up to a few threads (system-call bound); their
+            // answers are taken in order, so the output is the same.
+            let listed = scry_source::par::map_in_order(&dirs, |dir| {
+                let mut warnings = Vec::new();
+                let mut found = Vec::new();
+                let Some(files) = scry_source::list_dir(dir, &mut warnings) else {
+                    return (found, warnings);
                 };
-                // Stat'ed while the directory is open: one stat per file, relative to it. Names
-                // are looked at as bytes (no path built for a name that is not a session; 20,000
-                // files made `Path` component parsing a tenth of a warm `list`).
+                // Stat'ed while the directory is open: one stat per file, relative to it.
+                // Names are looked at as bytes (no path built for a name that is not a
+                // session; 20,000 files made `Path` component parsing a tenth of a warm
+                // `list`).
                 let mut files: Vec<(std::ffi::OsString, (u64, i64))> = files
                     .filter_map(Result::ok)
                     .filter_map(|e| {
@@ -100,14 +105,18 @@ impl Source for PiSource {
                     .collect();
                 // One directory: the byte order of the names is the `Path` order of the paths.
                 files.sort_unstable_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
-                out.files.reserve(files.len());
+                found.reserve(files.len());
                 for (name, stat) in files {
                     if let Some(id) = id_from_name(&name) {
                         let path = dir.join(&name);
-                        out.files
-                            .push(SourceFile::with_stat(ProviderId::Pi, id, path, stat));
+                        found.push(SourceFile::with_stat(ProviderId::Pi, id, path, stat));
                     }
                 }
+                (found, warnings)
+            });
+            for (found, warnings) in listed {
+                out.files.extend(found);
+                out.warnings.extend(warnings);
             }
         }
         out

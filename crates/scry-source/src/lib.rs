@@ -19,6 +19,7 @@ pub mod guard;
 pub mod json;
 pub mod jsonl;
 pub mod lines;
+pub mod par;
 pub mod resume;
 mod source;
 #[cfg(feature = "sqlite")]

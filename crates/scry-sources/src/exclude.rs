@@ -277,6 +277,15 @@ impl Exclusions {
         &self,
         files: Vec<SourceFile>,
     ) -> (Vec<SourceFile>, Vec<(SourceFile, Excluded)>) {
+        // Nothing to decide per path (the common case): the files stay where they are,
+        // instead of every one being moved into a new vector (20,000 pi files: 3 % of a
+        // no-watcher `list`).
+        if self.paths.is_empty()
+            && self.projects.is_empty()
+            && !files.iter().any(|f| self.excludes_provider(f.provider))
+        {
+            return (files, Vec::new());
+        }
         let mut kept = Vec::with_capacity(files.len());
         let mut out = Vec::new();
         for f in files {

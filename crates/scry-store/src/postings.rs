@@ -131,9 +131,14 @@ const BYTES_PER_CANDIDATE: usize = 16 << 10;
 /// The document ids holding every key of at least one of the conjunctions `disj` (a superset
 /// of the documents with a match; ids of deleted documents may be among them), sorted. Each
 /// key's list is the union of its rows in every run; a conjunction reads its keys' lists
-/// smallest first (sizes from the rows' headers), intersecting as it goes, and stops once
-/// nothing is left, few candidates are, or the next list costs more to read than the
-/// candidates left cost to verify.
+/// smallest first, intersecting as it goes, and stops once nothing is left, few candidates
+/// are, or the next list costs more to read than the candidates left cost to verify.
+///
+/// The sizes only choose the order and the stop (any order gives a superset of the matches),
+/// so they are estimated from one run, the one holding the most bytes, scaled to all runs: one
+/// row lookup per key instead of one per key and run. A lookup in `grams` is dear: it is a
+/// `WITHOUT ROWID` table whose rows carry their lists, so each key compared on the way down
+/// the b-tree reads that row's whole list, overflow pages and all.
 pub(crate) fn candidates(
     conn: &rusqlite::Connection,
     disj: &[Vec<u32>],
@@ -143,12 +148,23 @@ pub(crate) fn candidates(
     let fail = || StoreError::db("trigram candidates");
     let damaged =
         || StoreError::IndexBuild("the candidate index is damaged; re-index with --force".into());
-    let runs: Vec<i64> = {
+    let (runs, run_bytes): (Vec<i64>, Vec<i64>) = {
         let mut st = conn
-            .prepare_cached("SELECT run FROM gram_runs WHERE level >= 0 ORDER BY run")
+            .prepare_cached("SELECT run, bytes FROM gram_runs WHERE level >= 0 ORDER BY run")
             .map_err(fail())?;
-        let rows = st.query_map([], |r| r.get(0)).map_err(fail())?;
-        rows.collect::<rusqlite::Result<_>>().map_err(fail())?
+        let rows = st
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+            .map_err(fail())?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(fail())?
+            .into_iter()
+            .unzip()
+    };
+    // The run whose sizes stand for every run's, and the factor scaling them to all runs.
+    let probe = run_bytes.iter().enumerate().max_by_key(|&(_, b)| *b);
+    let (probe, scale) = match probe {
+        Some((at, &b)) if b > 0 => (runs[at], run_bytes.iter().sum::<i64>() as f64 / b as f64),
+        _ => (0, 1.0),
     };
     let mut size = conn
         .prepare_cached("SELECT length(ids) FROM grams WHERE run = ?1 AND key = ?2")
@@ -159,19 +175,16 @@ pub(crate) fn candidates(
     let mut out: Vec<u64> = Vec::new();
     let (mut list, mut next) = (Vec::new(), Vec::new());
     for conj in disj {
-        // Each key's size over every run (read from the rows' headers, not their bytes); the
+        // Each key's estimated size over every run (its row's in the probe run, scaled); the
         // smallest lists are read first.
         let mut sized: Vec<(usize, u32)> = Vec::with_capacity(conj.len());
         for &key in conj {
-            let mut total = 0usize;
-            for &run in &runs {
-                let n: Option<i64> = size
-                    .query_row(rusqlite::params![run, key], |r| r.get(0))
-                    .optional()
-                    .map_err(fail())?;
-                total += usize::try_from(n.unwrap_or(0)).unwrap_or(0);
-            }
-            sized.push((total, key));
+            let n: Option<i64> = size
+                .query_row(rusqlite::params![probe, key], |r| r.get(0))
+                .optional()
+                .map_err(fail())?;
+            let n = usize::try_from(n.unwrap_or(0)).unwrap_or(0);
+            sized.push(((n as f64 * scale) as usize, key));
         }
         sized.sort_unstable();
         let mut acc: Option<Vec<u64>> = None;
@@ -245,6 +258,93 @@ mod tests {
         encode(codes.iter().copied(), &mut bytes);
         assert!(bytes.is_empty());
         decode(&bytes, &mut back).unwrap();
+    }
+
+    /// One run: (run, level, bytes, [(key, ids)]).
+    type Run<'a> = (i64, i64, i64, &'a [(u32, &'a [i64])]);
+
+    /// A connection holding `runs`.
+    fn runs_db(runs: &[Run<'_>]) -> rusqlite::Connection {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE grams(run INTEGER NOT NULL, key INTEGER NOT NULL, ids BLOB NOT NULL,
+                 PRIMARY KEY(run, key)) WITHOUT ROWID;
+             CREATE TABLE gram_runs(run INTEGER PRIMARY KEY, level INTEGER NOT NULL,
+                 bytes INTEGER NOT NULL);",
+        )
+        .unwrap();
+        for &(run, level, bytes, rows) in runs {
+            conn.execute(
+                "INSERT INTO gram_runs VALUES(?1, ?2, ?3)",
+                rusqlite::params![run, level, bytes],
+            )
+            .unwrap();
+            for &(key, ids) in rows {
+                let mut codes: Vec<u64> = ids.iter().map(|&i| code(i)).collect();
+                codes.sort_unstable();
+                let mut blob = Vec::new();
+                encode(codes, &mut blob);
+                conn.execute(
+                    "INSERT INTO grams VALUES(?1, ?2, ?3)",
+                    rusqlite::params![run, key, blob],
+                )
+                .unwrap();
+            }
+        }
+        conn
+    }
+
+    #[test]
+    fn sizes_estimated_from_the_largest_run_still_give_every_match() {
+        let doc = |sid: i64| sid << 32 | 3;
+        let many: Vec<i64> = (1..=300).map(doc).collect();
+        let (d5, d7, d9) = (doc(5), doc(7), doc(9));
+        let four: Vec<i64> = (400..=420).map(doc).collect();
+        let five: Vec<i64> = (410..=430).map(doc).collect();
+        // Run 1 is the probe (most bytes): key 2 is not in it at all, but is in the small runs;
+        // key 1 is everywhere. Run 4 is still being written (level -1) and is not read.
+        let conn = runs_db(&[
+            (1, 2, 5000, &[(1, &many), (3, &[d7])]),
+            (2, 0, 40, &[(1, &[d9]), (2, &[d5, d9]), (4, &four)]),
+            (3, 0, 20, &[(2, &[d7]), (3, &[d9]), (5, &five)]),
+            (4, -1, 9000, &[(2, &many), (3, &many)]),
+        ]);
+        // Key 2's list (the union over runs 1-3: d5, d7, d9) is estimated empty and read
+        // first; three candidates are few, so key 1 is not read: a superset of {d9}, whose
+        // verification is the caller's.
+        let got = candidates(&conn, &[vec![1, 2]]).unwrap();
+        assert_eq!(got, vec![d5, d7, d9]);
+        // Key 2 is read first again, and its three candidates are few: key 3 is not read.
+        assert_eq!(candidates(&conn, &[vec![2, 3]]).unwrap(), vec![d5, d7, d9]);
+        // Two small lists of many candidates each: intersected.
+        assert_eq!(
+            candidates(&conn, &[vec![4, 5]]).unwrap(),
+            (410..=420).map(doc).collect::<Vec<_>>()
+        );
+        // A key in no run: nothing, whatever the other keys hold; the union of conjunctions.
+        assert!(candidates(&conn, &[vec![1, 99]]).unwrap().is_empty());
+        assert_eq!(
+            candidates(&conn, &[vec![1, 99], vec![3]]).unwrap(),
+            vec![d7, d9]
+        );
+        // Every match is among the candidates, for every pair of keys.
+        for a in 1..=3u32 {
+            for b in 1..=3u32 {
+                let got = candidates(&conn, &[vec![a, b]]).unwrap();
+                let of = |k: u32| -> Vec<i64> {
+                    let mut v: Vec<i64> = match k {
+                        1 => many.iter().copied().chain([d9]).collect(),
+                        2 => vec![d5, d7, d9],
+                        _ => vec![d7, d9],
+                    };
+                    v.sort_unstable();
+                    v
+                };
+                for id in of(a).iter().filter(|i| of(b).contains(i)) {
+                    assert!(got.contains(id), "{a} {b}: {id} missing from {got:?}");
+                }
+            }
+        }
     }
 
     #[test]
