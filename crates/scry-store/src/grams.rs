@@ -58,6 +58,10 @@ fn key(a: u32, b: u32, c: u32) -> u32 {
     ASCII_KEYS + (h % u64::from(KEYS - ASCII_KEYS)) as u32
 }
 
+/// ASCII bytes keyed per slice of [`GramSet::add`]'s inner loop (bounds the key slots the
+/// set keeps ahead of its distinct keys).
+const CHUNK: usize = 16 * 1024;
+
 /// The distinct trigram keys of a block's (or a group of blocks') fields, deduplicated as they
 /// are added: ASCII keys through a bitmap (one bit test per position, no sort), the others
 /// sorted when taken. Memory is the distinct keys, not the positions.
@@ -65,8 +69,12 @@ fn key(a: u32, b: u32, c: u32) -> u32 {
 pub struct GramSet {
     /// One bit per ASCII key (allocated on first use, cleared key by key when taken).
     seen: Vec<u64>,
-    /// The distinct ASCII keys, in order of first occurrence.
+    /// The distinct ASCII keys in order of first occurrence: the first `ascii_len` entries;
+    /// the ones past it are slots the loop writes every key into before it knows whether
+    /// the key is new (no branch per position).
     ascii: Vec<u32>,
+    /// How many entries of `ascii` are keys.
+    ascii_len: usize,
     /// The other keys (hashed), with repeats.
     others: Vec<u32>,
 }
@@ -75,8 +83,9 @@ impl GramSet {
     /// Adds the trigrams of one field.
     ///
     /// Walks the bytes: a run of ASCII bytes (most text) rolls the exact key along without
-    /// decoding characters; any other character is decoded and keyed by [`key`], so every
-    /// key equals the one [`query_key`] gives its three characters.
+    /// decoding characters and records it without a branch (written into the next slot, which
+    /// counts only when the key's bit was clear); any other character is decoded and keyed by
+    /// [`key`], so every key equals the one [`query_key`] gives its three characters.
     pub fn add(&mut self, text: &str) {
         let bytes = text.as_bytes();
         let n = bytes.len();
@@ -97,13 +106,28 @@ impl GramSet {
             if a < 128 && b < 128 {
                 // The last two characters packed; each ASCII byte shifts in the next one.
                 let mut k = a << 7 | b;
-                while let Some(&c) = bytes.get(i) {
-                    if c >= 128 {
+                loop {
+                    let end = n.min(i + CHUNK);
+                    self.slots(end - i);
+                    let (seen, ascii) = (&mut self.seen[..], &mut self.ascii[..]);
+                    let mut len = self.ascii_len;
+                    while i < end {
+                        let c = bytes[i];
+                        if c >= 128 {
+                            break;
+                        }
+                        k = (k << 7 | u32::from(c.to_ascii_lowercase())) & (ASCII_KEYS - 1);
+                        let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
+                        let w = seen[word];
+                        ascii[len] = k;
+                        len += usize::from(w & bit == 0);
+                        seen[word] = w | bit;
+                        i += 1;
+                    }
+                    self.ascii_len = len;
+                    if i < end || i >= n {
                         break;
                     }
-                    k = (k << 7 | u32::from(c.to_ascii_lowercase())) & (ASCII_KEYS - 1);
-                    self.add_ascii(k);
-                    i += 1;
                 }
                 a = k >> 7 & 127;
                 b = k & 127;
@@ -127,15 +151,21 @@ impl GramSet {
         }
     }
 
+    /// Makes room for `n` more ASCII keys past the distinct ones.
+    fn slots(&mut self, n: usize) {
+        if self.ascii.len() < self.ascii_len + n {
+            self.ascii.resize(self.ascii_len + n, 0);
+        }
+    }
+
     /// Adds an ASCII key (below [`ASCII_KEYS`]) unless it is already in.
-    #[inline]
     fn add_ascii(&mut self, k: u32) {
         let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
-        if let Some(w) = self.seen.get_mut(word) {
-            if *w & bit == 0 {
-                *w |= bit;
-                self.ascii.push(k);
-            }
+        if self.seen[word] & bit == 0 {
+            self.seen[word] |= bit;
+            self.slots(1);
+            self.ascii[self.ascii_len] = k;
+            self.ascii_len += 1;
         }
     }
 
@@ -144,27 +174,28 @@ impl GramSet {
         if self.seen.is_empty() {
             self.seen.resize((ASCII_KEYS / 64) as usize, 0);
         }
-        for &k in &other.ascii {
-            let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
-            if self.seen[word] & bit == 0 {
-                self.seen[word] |= bit;
-                self.ascii.push(k);
-            }
+        for &k in other.keys() {
+            self.add_ascii(k);
         }
         self.others.extend_from_slice(&other.others);
         other.clear();
     }
 
+    /// The distinct ASCII keys.
+    fn keys(&self) -> &[u32] {
+        &self.ascii[..self.ascii_len]
+    }
+
     /// Whether no trigram was added.
     pub fn is_empty(&self) -> bool {
-        self.ascii.is_empty() && self.others.is_empty()
+        self.ascii_len == 0 && self.others.is_empty()
     }
 
     /// Writes the distinct keys added into `out` (ASCII keys in order of first occurrence,
     /// then the others sorted), and forgets them.
     pub fn take_keys(&mut self, out: &mut Vec<u32>) {
         out.clear();
-        out.extend_from_slice(&self.ascii);
+        out.extend_from_slice(self.keys());
         self.others.sort_unstable();
         self.others.dedup();
         out.extend_from_slice(&self.others);
@@ -173,10 +204,10 @@ impl GramSet {
 
     /// Forgets every key added.
     pub fn clear(&mut self) {
-        for &k in &self.ascii {
+        for &k in &self.ascii[..self.ascii_len] {
             self.seen[(k / 64) as usize] = 0;
         }
-        self.ascii.clear();
+        self.ascii_len = 0;
         self.others.clear();
     }
 }
