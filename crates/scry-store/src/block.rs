@@ -78,6 +78,8 @@ pub(crate) struct BlockBuf {
     pub requests: Vec<crate::ledger::StoredRequest>,
     /// The seqs of the failed tool results among the records.
     pub failures: Vec<u32>,
+    /// Scratch for the aux text of the event being pushed (kept for its allocation).
+    pub aux: String,
 }
 
 /// A closed block, ready for its `blocks` row and candidate keys: built by the writer or
@@ -108,6 +110,32 @@ pub(crate) struct Sealed {
 impl BlockBuf {
     /// Appends one event.
     pub fn push(&mut self, r: &Record<'_>) {
+        put_str(&mut self.rest, Some(r.rest));
+        self.push_search(r);
+    }
+
+    /// Appends one event whose rest JSON `rest` writes into the rest section (no string of its
+    /// own); `r.rest` is not read. On an error the block is left as it was.
+    pub fn push_writing<E>(
+        &mut self,
+        r: &Record<'_>,
+        rest: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let at = self.rest.len();
+        self.rest.extend_from_slice(&[0; 4]);
+        if let Err(e) = rest(&mut self.rest) {
+            self.rest.truncate(at);
+            return Err(e);
+        }
+        let n = self.rest.len() - at - 4;
+        let n = u32::try_from(n).unwrap_or(u32::MAX - 1).to_le_bytes();
+        self.rest[at..at + 4].copy_from_slice(&n);
+        self.push_search(r);
+        Ok(())
+    }
+
+    /// The search record of `r`, its trigrams and the block's counters.
+    fn push_search(&mut self, r: &Record<'_>) {
         if self.count == 0 {
             self.first = r.seq;
         }
@@ -120,7 +148,6 @@ impl BlockBuf {
         raw.extend_from_slice(&r.turn.to_le_bytes());
         put_str(raw, Some(r.text));
         put_str(raw, r.aux);
-        put_str(&mut self.rest, Some(r.rest));
         self.grams.add(r.text);
         if let Some(a) = r.aux {
             self.grams.add(a);

@@ -46,16 +46,23 @@ pub(crate) fn event_id_range(sid: i64) -> (i64, i64) {
 /// leaf value of the arguments (strings as they are, numbers and booleans as JSON), one per
 /// line, in document order. Keys are not searched. `None` for other events.
 pub fn aux_text(event: &Event) -> Option<String> {
+    let mut out = String::new();
+    aux_text_into(event, &mut out).then_some(out)
+}
+
+/// [`aux_text`] into `out` (cleared first); `false` (and `out` empty) for an event without.
+pub(crate) fn aux_text_into(event: &Event, out: &mut String) -> bool {
+    out.clear();
     if !matches!(event.kind, EventKind::ToolCall | EventKind::ToolResult) {
-        return None;
+        return false;
     }
-    let mut out = event.tool.clone().unwrap_or_default();
+    out.push_str(event.tool.as_deref().unwrap_or_default());
     out.push('\n');
     if let Some(args) = &event.args {
         let mut first = true;
-        push_leaves(args, &mut out, &mut first);
+        push_leaves(args, out, &mut first);
     }
-    Some(out)
+    true
 }
 
 fn push_leaves(v: &serde_json::Value, out: &mut String, first: &mut bool) {
@@ -82,13 +89,13 @@ pub(crate) fn split_aux(aux: &str) -> (&str, &str) {
     aux.split_once('\n').unwrap_or((aux, ""))
 }
 
-/// The event without its text, as JSON (`text` is stored in its own column).
-pub(crate) fn rest_json(event: &mut Event) -> Result<(String, String)> {
+/// The event without its text, as JSON appended to `out` (the text is stored on its own).
+pub(crate) fn write_rest_json(event: &mut Event, out: &mut Vec<u8>) -> Result<()> {
     let text = std::mem::take(&mut event.text);
-    let rest = serde_json::to_string(&*event)
+    let r = serde_json::to_writer(&mut *out, &*event)
         .map_err(|e| StoreError::IndexBuild(format!("cannot encode event {}: {e}", event.seq)));
     event.text = text;
-    Ok((std::mem::take(&mut event.text), rest?))
+    r
 }
 
 /// Rebuilds an event from its stored text and JSON rest.

@@ -21,6 +21,30 @@ fn fold(c: char) -> u32 {
     u32::from(c.to_ascii_lowercase())
 }
 
+/// The folded character (see [`fold`]) starting at byte `i` of valid UTF-8 `bytes`; moves `i`
+/// past it. `i` must be below `bytes.len()` and on a character boundary.
+#[inline]
+fn next_char(bytes: &[u8], i: &mut usize) -> u32 {
+    let b0 = bytes[*i];
+    if b0 < 0x80 {
+        *i += 1;
+        return u32::from(b0.to_ascii_lowercase());
+    }
+    let cont = |j: usize| u32::from(bytes.get(*i + j).copied().unwrap_or(0x80) & 0x3f);
+    let (c, len) = if b0 < 0xe0 {
+        ((u32::from(b0) & 0x1f) << 6 | cont(1), 2)
+    } else if b0 < 0xf0 {
+        ((u32::from(b0) & 0x0f) << 12 | cont(1) << 6 | cont(2), 3)
+    } else {
+        (
+            (u32::from(b0) & 0x07) << 18 | cont(1) << 12 | cont(2) << 6 | cont(3),
+            4,
+        )
+    };
+    *i += len;
+    c
+}
+
 /// The key of the trigram of folded characters `a`, `b`, `c`.
 fn key(a: u32, b: u32, c: u32) -> u32 {
     if a < 128 && b < 128 && c < 128 {
@@ -34,6 +58,10 @@ fn key(a: u32, b: u32, c: u32) -> u32 {
     ASCII_KEYS + (h % u64::from(KEYS - ASCII_KEYS)) as u32
 }
 
+/// ASCII bytes keyed per slice of [`GramSet::add`]'s inner loop (bounds the key slots the
+/// set keeps ahead of its distinct keys).
+const CHUNK: usize = 16 * 1024;
+
 /// The distinct trigram keys of a block's (or a group of blocks') fields, deduplicated as they
 /// are added: ASCII keys through a bitmap (one bit test per position, no sort), the others
 /// sorted when taken. Memory is the distinct keys, not the positions.
@@ -41,30 +69,76 @@ fn key(a: u32, b: u32, c: u32) -> u32 {
 pub struct GramSet {
     /// One bit per ASCII key (allocated on first use, cleared key by key when taken).
     seen: Vec<u64>,
-    /// The distinct ASCII keys, in order of first occurrence.
+    /// The distinct ASCII keys in order of first occurrence: the first `ascii_len` entries;
+    /// the ones past it are slots the loop writes every key into before it knows whether
+    /// the key is new (no branch per position).
     ascii: Vec<u32>,
+    /// How many entries of `ascii` are keys.
+    ascii_len: usize,
     /// The other keys (hashed), with repeats.
     others: Vec<u32>,
 }
 
 impl GramSet {
     /// Adds the trigrams of one field.
+    ///
+    /// Walks the bytes: a run of ASCII bytes (most text) rolls the exact key along without
+    /// decoding characters and records it without a branch (written into the next slot, which
+    /// counts only when the key's bit was clear); any other character is decoded and keyed by
+    /// [`key`], so every key equals the one [`query_key`] gives its three characters.
     pub fn add(&mut self, text: &str) {
-        let mut it = text.chars().map(fold);
-        let (Some(mut a), Some(mut b)) = (it.next(), it.next()) else {
+        let bytes = text.as_bytes();
+        let n = bytes.len();
+        if n < 3 {
+            // Fewer than three bytes hold fewer than three characters.
             return;
-        };
+        }
         if self.seen.is_empty() {
             self.seen.resize((ASCII_KEYS / 64) as usize, 0);
         }
-        for c in it {
+        let mut i = 0;
+        let mut a = next_char(bytes, &mut i);
+        if i >= n {
+            return;
+        }
+        let mut b = next_char(bytes, &mut i);
+        while i < n {
+            if a < 128 && b < 128 {
+                // The last two characters packed; each ASCII byte shifts in the next one.
+                let mut k = a << 7 | b;
+                loop {
+                    let end = n.min(i + CHUNK);
+                    self.slots(end - i);
+                    let (seen, ascii) = (&mut self.seen[..], &mut self.ascii[..]);
+                    let mut len = self.ascii_len;
+                    while i < end {
+                        let c = bytes[i];
+                        if c >= 128 {
+                            break;
+                        }
+                        k = (k << 7 | u32::from(c.to_ascii_lowercase())) & (ASCII_KEYS - 1);
+                        let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
+                        let w = seen[word];
+                        ascii[len] = k;
+                        len += usize::from(w & bit == 0);
+                        seen[word] = w | bit;
+                        i += 1;
+                    }
+                    self.ascii_len = len;
+                    if i < end || i >= n {
+                        break;
+                    }
+                }
+                a = k >> 7 & 127;
+                b = k & 127;
+                if i >= n {
+                    break;
+                }
+            }
+            let c = next_char(bytes, &mut i);
             let k = key(a, b, c);
             if k < ASCII_KEYS {
-                let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
-                if self.seen[word] & bit == 0 {
-                    self.seen[word] |= bit;
-                    self.ascii.push(k);
-                }
+                self.add_ascii(k);
             } else {
                 self.others.push(k);
             }
@@ -77,32 +151,51 @@ impl GramSet {
         }
     }
 
+    /// Makes room for `n` more ASCII keys past the distinct ones.
+    fn slots(&mut self, n: usize) {
+        if self.ascii.len() < self.ascii_len + n {
+            self.ascii.resize(self.ascii_len + n, 0);
+        }
+    }
+
+    /// Adds an ASCII key (below [`ASCII_KEYS`]) unless it is already in.
+    fn add_ascii(&mut self, k: u32) {
+        let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
+        if self.seen[word] & bit == 0 {
+            self.seen[word] |= bit;
+            self.slots(1);
+            self.ascii[self.ascii_len] = k;
+            self.ascii_len += 1;
+        }
+    }
+
     /// Adds every key of `other`, and empties it.
     pub fn merge(&mut self, other: &mut GramSet) {
         if self.seen.is_empty() {
             self.seen.resize((ASCII_KEYS / 64) as usize, 0);
         }
-        for &k in &other.ascii {
-            let (word, bit) = ((k / 64) as usize, 1u64 << (k % 64));
-            if self.seen[word] & bit == 0 {
-                self.seen[word] |= bit;
-                self.ascii.push(k);
-            }
+        for &k in other.keys() {
+            self.add_ascii(k);
         }
         self.others.extend_from_slice(&other.others);
         other.clear();
     }
 
+    /// The distinct ASCII keys.
+    fn keys(&self) -> &[u32] {
+        &self.ascii[..self.ascii_len]
+    }
+
     /// Whether no trigram was added.
     pub fn is_empty(&self) -> bool {
-        self.ascii.is_empty() && self.others.is_empty()
+        self.ascii_len == 0 && self.others.is_empty()
     }
 
     /// Writes the distinct keys added into `out` (ASCII keys in order of first occurrence,
     /// then the others sorted), and forgets them.
     pub fn take_keys(&mut self, out: &mut Vec<u32>) {
         out.clear();
-        out.extend_from_slice(&self.ascii);
+        out.extend_from_slice(self.keys());
         self.others.sort_unstable();
         self.others.dedup();
         out.extend_from_slice(&self.others);
@@ -111,10 +204,10 @@ impl GramSet {
 
     /// Forgets every key added.
     pub fn clear(&mut self) {
-        for &k in &self.ascii {
+        for &k in &self.ascii[..self.ascii_len] {
             self.seen[(k / 64) as usize] = 0;
         }
-        self.ascii.clear();
+        self.ascii_len = 0;
         self.others.clear();
     }
 }
@@ -185,6 +278,98 @@ mod tests {
             sorted(doc.clone()),
             sorted(keys_of(["abcd 会话跨", "bcde 会话跨"]))
         );
+    }
+
+    /// The keys of `text` the plain way: every window of three characters, folded and keyed
+    /// (the implementation before the byte walk), in the order [`GramSet::take_keys`] gives.
+    fn reference(fields: &[&str]) -> Vec<u32> {
+        let mut ascii = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut others = Vec::new();
+        for f in fields {
+            let chars: Vec<u32> = f.chars().map(fold).collect();
+            for w in chars.windows(3) {
+                let k = key(w[0], w[1], w[2]);
+                if k >= ASCII_KEYS {
+                    others.push(k);
+                } else if seen.insert(k) {
+                    ascii.push(k);
+                }
+            }
+        }
+        others.sort_unstable();
+        others.dedup();
+        ascii.extend(others);
+        ascii
+    }
+
+    fn assert_like_reference(fields: &[&str]) {
+        assert_eq!(
+            keys_of(fields.iter().copied()),
+            reference(fields),
+            "{fields:?}"
+        );
+    }
+
+    #[test]
+    fn the_byte_walk_keys_as_the_plain_walk() {
+        for s in [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "ABCD",
+            "é",
+            "éa",
+            "aé",
+            "abé",
+            "éab",
+            "aéb",
+            "会话跨",
+            "a会话跨z",
+            "xy会",
+            "会xy",
+            "Hello, Wörld! 😀 ok 😀😀 İstanbul ǅ K",
+            "\0\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}abc\u{7f}\u{7f}",
+        ] {
+            assert_like_reference(&[s]);
+            assert_like_reference(&[s, s, "tail ASCII text"]);
+        }
+    }
+
+    #[test]
+    fn the_byte_walk_keys_every_corpus_file_as_the_plain_walk() {
+        let mut files = Vec::new();
+        let mut dirs = vec![scry_testkit::corpus()];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else {
+                    files.push(p);
+                }
+            }
+        }
+        let (mut texts, mut bytes, mut non_ascii) = (0, 0, 0);
+        for p in &files {
+            // The text files (the databases' pages are mostly not text).
+            let Ok(text) = String::from_utf8(std::fs::read(p).unwrap()) else {
+                continue;
+            };
+            texts += 1;
+            bytes += text.len();
+            non_ascii += usize::from(!text.is_ascii());
+            // Each line on its own and the whole file as one field.
+            let lines: Vec<&str> = text.lines().collect();
+            assert_like_reference(&lines);
+            assert_like_reference(&[&text]);
+        }
+        assert!(
+            texts > 100 && bytes > 1_000_000,
+            "{texts} text files, {bytes} bytes"
+        );
+        assert!(non_ascii > 5, "{non_ascii} files with non-ASCII text");
     }
 
     #[test]

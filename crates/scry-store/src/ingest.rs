@@ -18,7 +18,7 @@ use crate::block::{
     BlockBuf, Decoded, Record, Sealed, BLOCK_BYTES, GROUP_BLOCKS, GROUP_BYTES, GROUP_START,
 };
 use crate::codec::{
-    aux_text, event_id, event_id_range, kind_to_i, rest_json, session_doc_id, time_to_i,
+    aux_text_into, event_id, event_id_range, kind_to_i, session_doc_id, time_to_i, write_rest_json,
 };
 use crate::error::{Result, StoreError};
 
@@ -219,16 +219,20 @@ pub(crate) fn push_event(block: &mut BlockBuf, mut event: Event) -> Result<bool>
     if crate::ledger::is_failed_result(&event) {
         block.failures.push(event.seq);
     }
-    let aux = aux_text(&event);
-    let (text, rest) = rest_json(&mut event)?;
-    block.push(&Record {
+    let mut aux = std::mem::take(&mut block.aux);
+    let has_aux = aux_text_into(&event, &mut aux);
+    let text = std::mem::take(&mut event.text);
+    let record = Record {
         seq: event.seq,
         kind: kind_to_i(event.kind),
         turn: event.turn,
         text: &text,
-        aux: aux.as_deref(),
-        rest: &rest,
-    });
+        aux: has_aux.then_some(aux.as_str()),
+        rest: "",
+    };
+    let pushed = block.push_writing(&record, |out| write_rest_json(&mut event, out));
+    block.aux = aux;
+    pushed?;
     Ok(block.full())
 }
 

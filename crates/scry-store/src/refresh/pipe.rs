@@ -24,6 +24,7 @@ use scry_source::{Emitter, EventSink, ResumePoint, Source, SourceFile};
 use super::{FileRows, RefreshOptions};
 use crate::block::{BlockBuf, Sealed};
 use crate::error::StoreError;
+use crate::grams::GramSet;
 use crate::ingest::{push_event, warning_body};
 use crate::schema::PARSER_VERSION;
 
@@ -161,13 +162,20 @@ impl Drop for Pieces {
 
 /// A worker: parses its jobs in order, sending each one's pieces and its end.
 fn work(sources: &[Box<dyn Source>], files: &[SourceFile], mine: &[usize], tx: &SyncSender<Piece>) {
+    // One trigram set for all the worker's files: its 256 KB bitmap is allocated and zeroed
+    // once, not per file (emptied between files).
+    let mut grams = GramSet::default();
     for &at in mine {
         let file = &files[at];
         let end = match sources.iter().find(|s| s.id() == file.provider) {
             Some(source) => {
+                grams.clear();
                 let mut sink = PipeSink {
                     tx,
-                    block: BlockBuf::default(),
+                    block: BlockBuf {
+                        grams: std::mem::take(&mut grams),
+                        ..BlockBuf::default()
+                    },
                     doc: Vec::new(),
                     error: None,
                     resume: None,
@@ -186,6 +194,7 @@ fn work(sources: &[Box<dyn Source>], files: &[SourceFile], mine: &[usize], tx: &
                 if parsed.is_ok() && sink.error.is_none() {
                     sink.seal(true);
                 }
+                grams = std::mem::take(&mut sink.block.grams);
                 if sink.gone {
                     return;
                 }
