@@ -34,8 +34,10 @@ const MAX_PAIRS: usize = 4 << 20;
 pub(crate) const FANOUT: usize = 8;
 /// Encoded bytes of the largest level-0 run.
 const LEVEL0: i64 = 64 << 10;
-/// A merge reads about this many bytes of packs from each run at a time.
+/// A merge reads about this many bytes of packs from each run at a time,
 const MERGE_CHUNK: usize = 256 << 10;
+/// and at most this many packs.
+const MERGE_PACKS: i64 = 64;
 /// Keys are below this ([`crate::grams`]): the radix sort's three passes of 10 bits.
 const KEYS: u32 = 1 << 30;
 
@@ -364,13 +366,16 @@ impl RunIn {
             self.lists.clear();
             self.at = 0;
             let mut q = read
-                .query(params![self.after, pack_id(self.run + 1, 0)])
+                .query(params![self.after, pack_id(self.run + 1, 0), MERGE_PACKS])
                 .map_err(StoreError::db("read candidate runs"))?;
+            let mut packs = 0;
             while self.arena.len() < MERGE_CHUNK {
                 let Some(row) = q.next().map_err(StoreError::db("read candidate runs"))? else {
-                    self.done = true;
+                    // The run's end, unless the limit stopped the read.
+                    self.done = packs < MERGE_PACKS;
                     break;
                 };
+                packs += 1;
                 let id: i64 = row.get(0).map_err(StoreError::db("read candidate runs"))?;
                 let dir = row
                     .get_ref(1)
@@ -405,7 +410,7 @@ pub(crate) fn merge(conn: &Connection, set: &[i64]) -> Result<()> {
     };
     let mut read = conn
         .prepare_cached(
-            "SELECT id, dir, ids FROM grams WHERE id > ?1 AND id < ?2 ORDER BY id LIMIT 64",
+            "SELECT id, dir, ids FROM grams WHERE id > ?1 AND id < ?2 ORDER BY id LIMIT ?3",
         )
         .map_err(StoreError::db("read candidate runs"))?;
     let mut ins: Vec<RunIn> = set.iter().map(|&r| RunIn::new(r)).collect();
@@ -493,6 +498,77 @@ mod tests {
         assert_eq!(level_of(LEVEL0), 1);
         assert_eq!(level_of(LEVEL0 * FANOUT as i64), 2);
         assert!(level_of(i64::MAX) < 64);
+    }
+
+    /// Every (key, document id) pair of the runs, and the number of packs.
+    fn pairs_of(conn: &Connection) -> (Vec<(u32, i64)>, usize) {
+        let mut st = conn.prepare("SELECT id, dir, ids FROM grams").unwrap();
+        let mut rows = st.query([]).unwrap();
+        let (mut kc, mut packs) = (Vec::new(), 0);
+        while let Some(r) = rows.next().unwrap() {
+            let (id, dir, ids): (i64, Vec<u8>, Vec<u8>) =
+                (r.get(0).unwrap(), r.get(1).unwrap(), r.get(2).unwrap());
+            crate::postings::pack_pairs(id, &dir, &ids, &mut kc).unwrap();
+            packs += 1;
+        }
+        let mut out: Vec<(u32, i64)> = kc
+            .into_iter()
+            .map(|(k, c)| (k, crate::postings::id_of(c)))
+            .collect();
+        out.sort_unstable();
+        (out, packs)
+    }
+
+    #[test]
+    fn runs_of_many_packs_merge_into_one_with_every_pair() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE grams(id INTEGER PRIMARY KEY, dir BLOB NOT NULL, ids BLOB NOT NULL);
+             CREATE TABLE gram_runs(run INTEGER PRIMARY KEY AUTOINCREMENT,
+                                    level INTEGER NOT NULL, bytes INTEGER NOT NULL);
+             CREATE TABLE gram_dead(sid INTEGER PRIMARY KEY, at INTEGER NOT NULL);
+             CREATE TABLE sessions(sid INTEGER PRIMARY KEY);",
+        )
+        .unwrap();
+        // Two runs of 300 keys of about 1 KB of list each (more packs than one read takes);
+        // the second run's session documents sort before its groups.
+        let keys: Vec<u32> = (0..300u32).map(|k| k * 3_000_017 % KEYS).collect();
+        let mut want = Vec::new();
+        for half in 0..2i64 {
+            for d in 0..600i64 {
+                let sid = half * 600 + d + 1;
+                let id = if half == 1 && d % 7 == 0 {
+                    sid << 32 | 0xFFFF_FFFF
+                } else {
+                    sid << 32 | (d % 5)
+                };
+                insert(&conn, id, &keys).unwrap();
+                want.extend(keys.iter().map(|&k| (k, id)));
+            }
+            apply(&conn).unwrap();
+        }
+        want.sort_unstable();
+        let runs = list_runs(&conn).unwrap();
+        assert_eq!(runs.len(), 2);
+        let (before, packs) = pairs_of(&conn);
+        assert_eq!(before, want);
+        assert!(packs > 2 * MERGE_PACKS as usize, "{packs} packs");
+        merge(&conn, &runs.iter().map(|r| r.0).collect::<Vec<_>>()).unwrap();
+        assert_eq!(list_runs(&conn).unwrap().len(), 1);
+        let (after, _) = pairs_of(&conn);
+        assert_eq!(after, want);
+        // The query reads every key's list from the packs.
+        let got = crate::postings::candidates(&conn, &[vec![keys[0], keys[299]]]).unwrap();
+        let mut ids: Vec<i64> = want
+            .iter()
+            .filter(|p| p.0 == keys[0])
+            .map(|p| p.1)
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(got, ids);
+        assert!(crate::postings::candidates(&conn, &[vec![7]])
+            .unwrap()
+            .is_empty());
     }
 
     #[test]
