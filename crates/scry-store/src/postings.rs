@@ -194,6 +194,9 @@ pub fn intersect(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
     }
 }
 
+/// Where a key's list is in one run: the pack's id and the list's range in its `ids`.
+type Place = (i64, usize, usize);
+
 /// Candidates left at which a conjunction stops reading further keys' lists.
 const FEW: usize = 8;
 /// A key's list is read only while it is smaller than this many bytes per candidate left:
@@ -235,7 +238,7 @@ pub(crate) fn candidates(
     for conj in disj {
         // Where each key's list is in every run (pack id, range), and its total size, from the
         // packs' directories; the smallest lists are read first.
-        let mut sized: Vec<(usize, u32, Vec<(i64, usize, usize)>)> = Vec::with_capacity(conj.len());
+        let mut sized: Vec<(usize, u32, Vec<Place>)> = Vec::with_capacity(conj.len());
         for &key in conj {
             let (mut total, mut at) = (0usize, Vec::new());
             for &run in &runs {

@@ -70,10 +70,11 @@ impl Drop for TxGuard<'_> {
     }
 }
 
-/// A bulk refresh's connection without memory-mapped reads (issue 17): the merges of the
-/// candidate index read hundreds of MB of runs once, and mapped pages count in the process's
-/// resident memory (1.2 GB on a cold `default`); reads go through SQLite's page cache
-/// instead. The usual map is restored on drop.
+/// A connection without memory-mapped reads while a bulk refresh or a whole-file check runs
+/// (issue 17): the merges of the candidate index read hundreds of MB of runs once, the check
+/// every page, and mapped pages count in the process's resident memory (1.2 GB after a cold
+/// `default`); reads go through SQLite's page cache instead. The usual map is restored on
+/// drop.
 pub(crate) struct Unmapped<'c>(&'c rusqlite::Connection);
 
 impl<'c> Unmapped<'c> {
