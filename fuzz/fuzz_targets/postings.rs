@@ -3,13 +3,15 @@
 //! is strictly increasing with sids below 2^31 (the readers intersect sorted lists); the codes
 //! read from the input (8 bytes each, sorted and deduplicated, sid cut to 31 bits) encode and
 //! decode back to themselves, and re-encoding a decoded list gives its bytes back exactly;
-//! `id_of` undoes `code`, and `intersect` agrees with a set intersection.
+//! `id_of` undoes `code`, and `intersect` agrees with a set intersection. A pack directory
+//! (schema 13) read from any bytes is an error or increasing keys over contiguous ranges, and
+//! writing its entries back reads the same.
 #![no_main]
 
 use std::collections::BTreeSet;
 
 use libfuzzer_sys::fuzz_target;
-use scry_store::postings::{code, decode, encode, id_of, intersect};
+use scry_store::postings::{code, decode, dir_push, encode, id_of, intersect, unpack};
 
 fuzz_target!(|data: &[u8]| {
     // Any bytes: an error or an increasing list, never a panic.
@@ -22,6 +24,24 @@ fuzz_target!(|data: &[u8]| {
         let mut back = Vec::new();
         decode(&again, &mut back).expect("an encoded list decodes");
         assert_eq!(back, out);
+    }
+    // Any bytes as a pack directory: an error, or keys increasing over contiguous ranges that
+    // write back to the same entries.
+    let mut lists = Vec::new();
+    if let Ok(total) = unpack(7, data, 3, &mut lists) {
+        assert!(lists.windows(2).all(|w| w[0].0 < w[1].0 && w[0].2 == w[1].1));
+        assert_eq!(lists.first().map_or(7, |l| l.0), 7, "the first key is the pack's");
+        assert_eq!(lists.first().map_or(3, |l| l.1), 3);
+        assert_eq!(lists.last().map_or(3, |l| l.2), 3 + total);
+        let mut again = Vec::new();
+        let mut prev = 7;
+        for &(k, a, b) in &lists {
+            dir_push(&mut again, k - prev, b - a);
+            prev = k;
+        }
+        let mut back = Vec::new();
+        assert_eq!(unpack(7, &again, 3, &mut back), Ok(total));
+        assert_eq!(back, lists);
     }
     // Codes from the input: a round trip.
     let codes: BTreeSet<u64> = data

@@ -54,12 +54,11 @@ pub(crate) fn now_secs() -> i64 {
 
 /// A new session id, never used before in this index (a counter in `meta`).
 pub(crate) fn new_sid(tx: &Connection) -> Result<i64> {
-    tx.query_row(
+    tx.prepare_cached(
         "INSERT INTO meta(key, value) VALUES('next_sid', 1)
          ON CONFLICT(key) DO UPDATE SET value = value + 1 RETURNING value",
-        [],
-        |r| r.get(0),
     )
+    .and_then(|mut st| st.query_row([], |r| r.get(0)))
     .map_err(StoreError::db("allocate session id"))
 }
 
@@ -529,7 +528,7 @@ pub(crate) fn write_header(
     let json = serde_json::to_string(header)
         .map_err(|e| StoreError::IndexBuild(format!("cannot encode header: {e}")))?;
     let artifacts = (!header.artifacts.is_empty()).then(|| header.artifacts.join("\n"));
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO sessions(sid, uri, provider, cwd, created, updated, kind, parent, live,
                               title, artifacts, events, header, recency, native, hint, fold)
          VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
@@ -540,7 +539,9 @@ pub(crate) fn write_header(
              title = excluded.title, artifacts = excluded.artifacts, events = excluded.events,
              header = excluded.header, recency = excluded.recency, hint = excluded.hint,
              fold = excluded.fold",
-        params![
+    )
+    .and_then(|mut st| {
+        st.execute(params![
             sid,
             header.uri,
             header.provider.as_str(),
@@ -558,8 +559,8 @@ pub(crate) fn write_header(
             header.id,
             file.cwd_hint,
             header.parent.as_ref().or(file.parent.as_ref())
-        ],
-    )
+        ])
+    })
     .map_err(StoreError::db("write session"))?;
     crate::ledger::resum(tx, sid)?;
     // Keys of an earlier title stay under the id (a candidate the title then does not match).

@@ -132,6 +132,10 @@ pub fn default_db_path(env: &Env) -> PathBuf {
     }
 }
 
+/// The connection's memory map of the index file (1 GiB; a bulk refresh turns it off while it
+/// writes, `refresh::Unmapped`).
+pub(crate) const MMAP_PRAGMA: &str = "PRAGMA mmap_size = 1073741824;";
+
 /// An open index. Several `Store`s (threads or processes) may use one file: writers take turns
 /// (a busy timeout of 10 s), readers never block and see whole sessions only.
 pub struct Store {
@@ -204,9 +208,9 @@ impl Store {
                     "PRAGMA journal_mode = WAL;
                      PRAGMA synchronous = NORMAL;
                      PRAGMA temp_store = MEMORY;
-                     PRAGMA cache_size = -32768;
-                     PRAGMA mmap_size = 1073741824;",
+                     PRAGMA cache_size = -32768;",
                 )
+                .and_then(|()| conn.execute_batch(MMAP_PRAGMA))
             })
         })
         .map_err(|e| StoreError::db(format!("configure {ctx}"))(e).in_index(path))?;

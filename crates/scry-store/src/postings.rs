@@ -4,9 +4,15 @@
 //! (title and artifacts, `sid << 32 | 0xFFFF_FFFF`). They replaced a contentless FTS5 table
 //! whose pending-term hash, sorts and segment merges were most of a cold index's writer.
 //!
-//! Stored in `grams(run, key, ids)`: each transaction's writes become one new *run* (one row
-//! per key it touched, appended at the end of the table), and runs of similar size are merged
-//! into one ([`crate::gramq`]), so a query reads a key's row in each of a few runs.
+//! Stored in `grams(id, dir, ids)` (schema 13): each transaction's writes become one new *run*,
+//! and runs of similar size are merged into one ([`crate::gramq`]), so a query reads a key's
+//! list in each of a few runs. A run is a sequence of *packs*, rows holding the lists of
+//! consecutive keys (about [`PACK`] bytes of lists; a longer list is a pack of its own), so a
+//! run costs one row insert per few KB instead of one per key: the row's id is
+//! [`pack_id`]`(run, first key)`, `dir` the pack's directory (per key: its increase over the
+//! previous key, the first's over the pack's first key being 0, then its list's length in
+//! bytes, both LEB128 varints) and `ids` the lists, concatenated in key order. A key's list
+//! in a run is found in the pack with the greatest id at most `pack_id(run, key)`.
 //!
 //! A row's `ids` is a *run list*: the document ids in increasing order of their *code*
 //! `sid << 32 | (seq + 1) mod 2^32` (a session's own document sorts first), each written as two
@@ -74,6 +80,73 @@ pub fn encode(codes: impl IntoIterator<Item = u64>, out: &mut Vec<u8>) {
     }
 }
 
+/// Bytes of lists after which a pack is closed (the pack fits a 4 KB page with its directory).
+pub const PACK: usize = 3 << 10;
+
+/// The row id of run `run`'s pack whose first key is `key`.
+pub fn pack_id(run: i64, key: u32) -> i64 {
+    (run << 32) | i64::from(key)
+}
+
+/// Appends the directory entry of a list of `len` bytes whose key is `delta` above the previous
+/// key of the pack (0 for the first).
+pub fn dir_push(dir: &mut Vec<u8>, delta: u32, len: usize) {
+    put(dir, u64::from(delta));
+    put(dir, len as u64);
+}
+
+/// Appends the entries of the pack directory `dir` of a pack starting at key `first` to `out`:
+/// (key, start, end) of each list in the pack's `ids`, starting at offset `base`; returns the
+/// lists' total length. `Err` when the bytes are not a directory this module writes (keys not
+/// increasing, past `u32`, lengths past `usize`).
+pub fn unpack(
+    first: u32,
+    dir: &[u8],
+    base: usize,
+    out: &mut Vec<(u32, usize, usize)>,
+) -> Result<usize, Damaged> {
+    let (mut at, mut key, mut end) = (0usize, u64::from(first), base);
+    let mut n = 0usize;
+    while at < dir.len() {
+        let delta = get(dir, &mut at).ok_or(Damaged)?;
+        let len = get(dir, &mut at).ok_or(Damaged)?;
+        if (n > 0) != (delta > 0) {
+            return Err(Damaged);
+        }
+        key = key
+            .checked_add(delta)
+            .filter(|k| *k <= u64::from(u32::MAX))
+            .ok_or(Damaged)?;
+        let len = usize::try_from(len).map_err(|_| Damaged)?;
+        let start = end;
+        end = start.checked_add(len).ok_or(Damaged)?;
+        out.push((key as u32, start, end));
+        n += 1;
+    }
+    Ok(end - base)
+}
+
+/// Every (key, code) pair of the pack row `id` with directory `dir` and lists `ids`, appended
+/// to `out` (for the tests that compare indexes).
+pub fn pack_pairs(
+    id: i64,
+    dir: &[u8],
+    ids: &[u8],
+    out: &mut Vec<(u32, u64)>,
+) -> Result<(), Damaged> {
+    let mut lists = Vec::new();
+    if unpack(id as u32, dir, 0, &mut lists)? != ids.len() {
+        return Err(Damaged);
+    }
+    let mut codes = Vec::new();
+    for (key, a, b) in lists {
+        codes.clear();
+        decode(&ids[a..b], &mut codes)?;
+        out.extend(codes.iter().map(|&c| (key, c)));
+    }
+    Ok(())
+}
+
 /// Bytes that are not a run list this module writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Damaged;
@@ -121,6 +194,9 @@ pub fn intersect(a: &[u64], b: &[u64], out: &mut Vec<u64>) {
     }
 }
 
+/// Where a key's list is in one run: the pack's id and the list's range in its `ids`.
+type Place = (i64, usize, usize);
+
 /// Candidates left at which a conjunction stops reading further keys' lists.
 const FEW: usize = 8;
 /// A key's list is read only while it is smaller than this many bytes per candidate left:
@@ -130,83 +206,82 @@ const BYTES_PER_CANDIDATE: usize = 16 << 10;
 
 /// The document ids holding every key of at least one of the conjunctions `disj` (a superset
 /// of the documents with a match; ids of deleted documents may be among them), sorted. Each
-/// key's list is the union of its rows in every run; a conjunction reads its keys' lists
-/// smallest first, intersecting as it goes, and stops once nothing is left, few candidates
-/// are, or the next list costs more to read than the candidates left cost to verify.
-///
-/// The sizes only choose the order and the stop (any order gives a superset of the matches),
-/// so they are estimated from one run, the one holding the most bytes, scaled to all runs: one
-/// row lookup per key instead of one per key and run. A lookup in `grams` is dear: it is a
-/// `WITHOUT ROWID` table whose rows carry their lists, so each key compared on the way down
-/// the b-tree reads that row's whole list, overflow pages and all.
+/// key's list is the union of its lists in every run; a conjunction reads its keys' lists
+/// smallest first (sizes from the packs' directories), intersecting as it goes, and stops once
+/// nothing is left, few candidates are, or the next list costs more to read than the
+/// candidates left cost to verify.
 pub(crate) fn candidates(
     conn: &rusqlite::Connection,
     disj: &[Vec<u32>],
 ) -> crate::error::Result<Vec<i64>> {
     use crate::error::StoreError;
-    use rusqlite::OptionalExtension;
     let fail = || StoreError::db("trigram candidates");
     let damaged =
         || StoreError::IndexBuild("the candidate index is damaged; re-index with --force".into());
-    let (runs, run_bytes): (Vec<i64>, Vec<i64>) = {
+    let runs: Vec<i64> = {
         let mut st = conn
-            .prepare_cached("SELECT run, bytes FROM gram_runs WHERE level >= 0 ORDER BY run")
+            .prepare_cached("SELECT run FROM gram_runs WHERE level >= 0 ORDER BY run")
             .map_err(fail())?;
-        let rows = st
-            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
-            .map_err(fail())?;
-        rows.collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(fail())?
-            .into_iter()
-            .unzip()
+        let rows = st.query_map([], |r| r.get(0)).map_err(fail())?;
+        rows.collect::<rusqlite::Result<_>>().map_err(fail())?
     };
-    // The run whose sizes stand for every run's, and the factor scaling them to all runs.
-    let probe = run_bytes.iter().enumerate().max_by_key(|&(_, b)| *b);
-    let (probe, scale) = match probe {
-        Some((at, &b)) if b > 0 => (runs[at], run_bytes.iter().sum::<i64>() as f64 / b as f64),
-        _ => (0, 1.0),
-    };
-    let mut size = conn
-        .prepare_cached("SELECT length(ids) FROM grams WHERE run = ?1 AND key = ?2")
+    let mut find = conn
+        .prepare_cached(
+            "SELECT id, dir FROM grams WHERE id BETWEEN ?1 AND ?2 ORDER BY id DESC LIMIT 1",
+        )
         .map_err(fail())?;
     let mut read = conn
-        .prepare_cached("SELECT ids FROM grams WHERE run = ?1 AND key = ?2")
+        .prepare_cached("SELECT ids FROM grams WHERE id = ?1")
         .map_err(fail())?;
     let mut out: Vec<u64> = Vec::new();
-    let (mut list, mut next) = (Vec::new(), Vec::new());
+    let (mut list, mut next, mut entries) = (Vec::new(), Vec::new(), Vec::new());
     for conj in disj {
-        // Each key's estimated size over every run (its row's in the probe run, scaled); the
-        // smallest lists are read first.
-        let mut sized: Vec<(usize, u32)> = Vec::with_capacity(conj.len());
+        // Where each key's list is in every run (pack id, range), and its total size, from the
+        // packs' directories; the smallest lists are read first.
+        let mut sized: Vec<(usize, u32, Vec<Place>)> = Vec::with_capacity(conj.len());
         for &key in conj {
-            let n: Option<i64> = size
-                .query_row(rusqlite::params![probe, key], |r| r.get(0))
-                .optional()
-                .map_err(fail())?;
-            let n = usize::try_from(n.unwrap_or(0)).unwrap_or(0);
-            sized.push(((n as f64 * scale) as usize, key));
+            let (mut total, mut at) = (0usize, Vec::new());
+            for &run in &runs {
+                let mut rows = find
+                    .query(rusqlite::params![pack_id(run, 0), pack_id(run, key)])
+                    .map_err(fail())?;
+                let Some(r) = rows.next().map_err(fail())? else {
+                    continue;
+                };
+                let id: i64 = r.get(0).map_err(fail())?;
+                let dir = r.get_ref(1).map_err(fail())?;
+                let dir = dir.as_blob().map_err(|_| damaged())?;
+                entries.clear();
+                unpack(id as u32, dir, 0, &mut entries).map_err(|_| damaged())?;
+                if let Ok(i) = entries.binary_search_by_key(&key, |e| e.0) {
+                    let (_, a, b) = entries[i];
+                    total += b - a;
+                    at.push((id, a, b));
+                }
+            }
+            sized.push((total, key, at));
         }
-        sized.sort_unstable();
+        sized.sort_unstable_by_key(|s| (s.0, s.1));
         let mut acc: Option<Vec<u64>> = None;
-        for &(bytes, key) in &sized {
+        for (bytes, _, at) in &sized {
             // A superset is a right answer (the regex decides): once few candidates are left,
             // or the next list is far larger than verifying them costs, stop narrowing.
             if let Some(a) = &acc {
-                if a.len() <= FEW || bytes > a.len().saturating_mul(BYTES_PER_CANDIDATE) {
+                if a.len() <= FEW || *bytes > a.len().saturating_mul(BYTES_PER_CANDIDATE) {
                     break;
                 }
             }
             list.clear();
-            for &run in &runs {
-                let mut rows = read.query(rusqlite::params![run, key]).map_err(fail())?;
-                if let Some(r) = rows.next().map_err(fail())? {
-                    let ids = r.get_ref(0).map_err(fail())?;
-                    let ids = ids.as_blob().map_err(|_| damaged())?;
-                    decode(ids, &mut list).map_err(|_| damaged())?;
-                }
+            for &(id, a, b) in at {
+                let mut rows = read.query([id]).map_err(fail())?;
+                let r = rows.next().map_err(fail())?.ok_or_else(damaged)?;
+                let ids = r.get_ref(0).map_err(fail())?;
+                let ids = ids.as_blob().map_err(|_| damaged())?;
+                let ids = ids.get(a..b).ok_or_else(damaged)?;
+                decode(ids, &mut list).map_err(|_| damaged())?;
             }
             if !list.is_sorted() {
-                list.sort_unstable();
+                list.sort();
             }
             list.dedup();
             acc = Some(match acc {
@@ -260,93 +335,6 @@ mod tests {
         decode(&bytes, &mut back).unwrap();
     }
 
-    /// One run: (run, level, bytes, [(key, ids)]).
-    type Run<'a> = (i64, i64, i64, &'a [(u32, &'a [i64])]);
-
-    /// A connection holding `runs`.
-    fn runs_db(runs: &[Run<'_>]) -> rusqlite::Connection {
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        conn.execute_batch(
-            "CREATE TABLE grams(run INTEGER NOT NULL, key INTEGER NOT NULL, ids BLOB NOT NULL,
-                 PRIMARY KEY(run, key)) WITHOUT ROWID;
-             CREATE TABLE gram_runs(run INTEGER PRIMARY KEY, level INTEGER NOT NULL,
-                 bytes INTEGER NOT NULL);",
-        )
-        .unwrap();
-        for &(run, level, bytes, rows) in runs {
-            conn.execute(
-                "INSERT INTO gram_runs VALUES(?1, ?2, ?3)",
-                rusqlite::params![run, level, bytes],
-            )
-            .unwrap();
-            for &(key, ids) in rows {
-                let mut codes: Vec<u64> = ids.iter().map(|&i| code(i)).collect();
-                codes.sort_unstable();
-                let mut blob = Vec::new();
-                encode(codes, &mut blob);
-                conn.execute(
-                    "INSERT INTO grams VALUES(?1, ?2, ?3)",
-                    rusqlite::params![run, key, blob],
-                )
-                .unwrap();
-            }
-        }
-        conn
-    }
-
-    #[test]
-    fn sizes_estimated_from_the_largest_run_still_give_every_match() {
-        let doc = |sid: i64| sid << 32 | 3;
-        let many: Vec<i64> = (1..=300).map(doc).collect();
-        let (d5, d7, d9) = (doc(5), doc(7), doc(9));
-        let four: Vec<i64> = (400..=420).map(doc).collect();
-        let five: Vec<i64> = (410..=430).map(doc).collect();
-        // Run 1 is the probe (most bytes): key 2 is not in it at all, but is in the small runs;
-        // key 1 is everywhere. Run 4 is still being written (level -1) and is not read.
-        let conn = runs_db(&[
-            (1, 2, 5000, &[(1, &many), (3, &[d7])]),
-            (2, 0, 40, &[(1, &[d9]), (2, &[d5, d9]), (4, &four)]),
-            (3, 0, 20, &[(2, &[d7]), (3, &[d9]), (5, &five)]),
-            (4, -1, 9000, &[(2, &many), (3, &many)]),
-        ]);
-        // Key 2's list (the union over runs 1-3: d5, d7, d9) is estimated empty and read
-        // first; three candidates are few, so key 1 is not read: a superset of {d9}, whose
-        // verification is the caller's.
-        let got = candidates(&conn, &[vec![1, 2]]).unwrap();
-        assert_eq!(got, vec![d5, d7, d9]);
-        // Key 2 is read first again, and its three candidates are few: key 3 is not read.
-        assert_eq!(candidates(&conn, &[vec![2, 3]]).unwrap(), vec![d5, d7, d9]);
-        // Two small lists of many candidates each: intersected.
-        assert_eq!(
-            candidates(&conn, &[vec![4, 5]]).unwrap(),
-            (410..=420).map(doc).collect::<Vec<_>>()
-        );
-        // A key in no run: nothing, whatever the other keys hold; the union of conjunctions.
-        assert!(candidates(&conn, &[vec![1, 99]]).unwrap().is_empty());
-        assert_eq!(
-            candidates(&conn, &[vec![1, 99], vec![3]]).unwrap(),
-            vec![d7, d9]
-        );
-        // Every match is among the candidates, for every pair of keys.
-        for a in 1..=3u32 {
-            for b in 1..=3u32 {
-                let got = candidates(&conn, &[vec![a, b]]).unwrap();
-                let of = |k: u32| -> Vec<i64> {
-                    let mut v: Vec<i64> = match k {
-                        1 => many.iter().copied().chain([d9]).collect(),
-                        2 => vec![d5, d7, d9],
-                        _ => vec![d7, d9],
-                    };
-                    v.sort_unstable();
-                    v
-                };
-                for id in of(a).iter().filter(|i| of(b).contains(i)) {
-                    assert!(got.contains(id), "{a} {b}: {id} missing from {got:?}");
-                }
-            }
-        }
-    }
-
     #[test]
     fn damage_is_an_error_not_a_panic() {
         let mut out = Vec::new();
@@ -360,6 +348,30 @@ mod tests {
         ] {
             assert!(decode(bad, &mut out).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn pack_directories_round_trip_and_damage_is_an_error() {
+        let mut dir = Vec::new();
+        dir_push(&mut dir, 0, 3);
+        dir_push(&mut dir, 5, 0);
+        dir_push(&mut dir, 300, 2);
+        let mut out = Vec::new();
+        assert_eq!(unpack(7, &dir, 10, &mut out), Ok(5));
+        assert_eq!(out, [(7, 10, 13), (12, 13, 13), (312, 13, 15)]);
+        // A first key with an increase, a later key without one, a key past u32.
+        let mut bad = Vec::new();
+        dir_push(&mut bad, 1, 1);
+        assert!(unpack(0, &bad, 0, &mut out).is_err());
+        bad.clear();
+        dir_push(&mut bad, 0, 1);
+        dir_push(&mut bad, 0, 1);
+        assert!(unpack(0, &bad, 0, &mut out).is_err());
+        bad.clear();
+        dir_push(&mut bad, 0, 1);
+        dir_push(&mut bad, 2, 1);
+        assert!(unpack(u32::MAX - 1, &bad, 0, &mut out).is_err());
+        assert!(unpack(0, &[0x80], 0, &mut out).is_err());
     }
 
     #[test]

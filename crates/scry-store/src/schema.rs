@@ -48,9 +48,9 @@
 //!   (schema 11, [`crate::block::GROUP_BLOCKS`]; its id is the id of the group's first block,
 //!   which carries [`crate::block::GROUP_START`] in `kinds`) or a session's title and artifacts
 //!   (id `sid << 32 | 0xFFFF_FFFF`); its keys are the distinct trigrams of the `text` and `aux`
-//!   of its events ([`crate::grams`], schema 9). `grams(run, key, ids)`: per run (one per
-//!   applied transaction, or a merge of runs) and key, the run list of the documents holding
-//!   the key; `gram_runs`: each run's level and bytes; `gram_dead`: sessions whose rows were
+//!   of its events ([`crate::grams`], schema 9). `grams(id, dir, ids)` (schema 13; schema 12
+//!   had one row per run and key): per run (one per applied transaction, or a merge of runs),
+//!   packs of consecutive keys' run lists of the documents holding the key; `gram_runs`: each run's level and bytes; `gram_dead`: sessions whose rows were
 //!   deleted, with the newest run then (merges drop their ids). Lists only narrow candidates,
 //!   whose events the regex then verifies; a stale id (a deleted or rewritten group) only adds
 //!   a candidate that readers skip.
@@ -69,7 +69,7 @@ use crate::error::{Result, StoreError};
 use crate::integrity::{APPLICATION_ID, MARKER_KEY};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 /// Version of L1 (how sessions and events are stored and which parser produced them).
 pub const PARSER_VERSION: i64 = 1;
 /// Version of L2 (facts extracted from stored events).
@@ -137,12 +137,7 @@ CREATE TABLE warnings(
     body TEXT NOT NULL,
     PRIMARY KEY(sid, n)
 ) WITHOUT ROWID;
-CREATE TABLE grams(
-    run INTEGER NOT NULL,
-    key INTEGER NOT NULL,
-    ids BLOB NOT NULL,
-    PRIMARY KEY(run, key)
-) WITHOUT ROWID;
+CREATE TABLE grams(id INTEGER PRIMARY KEY, dir BLOB NOT NULL, ids BLOB NOT NULL);
 CREATE TABLE gram_runs(
     run INTEGER PRIMARY KEY AUTOINCREMENT,
     level INTEGER NOT NULL,

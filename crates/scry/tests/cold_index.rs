@@ -283,15 +283,22 @@ fn rows(db: &Path) -> String {
         writeln!(out, "-- {count} rows of {q}").unwrap();
     }
     let mut pairs = Vec::new();
-    let mut st = conn.prepare("SELECT key, ids FROM grams").unwrap();
+    let mut st = conn.prepare("SELECT id, dir, ids FROM grams").unwrap();
     let mut r = st.query([]).unwrap();
-    let mut codes = Vec::new();
+    let mut kc = Vec::new();
     while let Some(row) = r.next().unwrap() {
-        let key: u32 = row.get(0).unwrap();
-        codes.clear();
-        scry_store::postings::decode(row.get_ref(1).unwrap().as_blob().unwrap(), &mut codes)
-            .expect("every stored run list decodes");
-        pairs.extend(codes.iter().map(|&c| (scry_store::postings::id_of(c), key)));
+        kc.clear();
+        scry_store::postings::pack_pairs(
+            row.get(0).unwrap(),
+            row.get_ref(1).unwrap().as_blob().unwrap(),
+            row.get_ref(2).unwrap().as_blob().unwrap(),
+            &mut kc,
+        )
+        .expect("every stored pack decodes");
+        pairs.extend(
+            kc.iter()
+                .map(|&(key, c)| (scry_store::postings::id_of(c), key)),
+        );
     }
     pairs.sort_unstable();
     pairs.dedup();

@@ -40,7 +40,7 @@ mod skip;
 mod write;
 
 pub(crate) use lock::YIELD;
-pub(crate) use lock::{poll_when_busy, TxGuard};
+pub(crate) use lock::{poll_when_busy, TxGuard, Unmapped};
 
 /// How much of a file's head is hashed, and the size of the window before a resume point.
 pub const HEAD_BYTES: u64 = 64 * 1024;
@@ -382,12 +382,16 @@ impl Store {
             .iter()
             .map(|f| (f.path.to_string_lossy(), f.key.as_deref().unwrap_or("")))
             .collect();
+        let mut unmapped = None;
         std::thread::scope(|scope| {
             let mut pipe: Option<pipe::Prefetch> = None;
             let mut i = 0;
             loop {
                 if i > 0 {
                     std::thread::sleep(YIELD);
+                }
+                if pipe.is_some() && unmapped.is_none() {
+                    unmapped = Some(Unmapped::new(conn)?);
                 }
                 let guard = TxGuard::begin(conn)?;
                 // One scan of the table pays for many files; one file (`show`) looks itself up.
@@ -466,10 +470,12 @@ impl Store {
                 }
             }
         })?;
+        drop(unmapped);
         collect_garbage(&self.conn, limits)?;
         Ok(report)
     }
-
+}
+impl Store {
     /// Removes every session whose source is gone (`live: false`) and its file record
     /// (`index --prune`). Returns how many sessions were removed.
     pub fn prune(&mut self) -> Result<usize> {

@@ -8,14 +8,17 @@
 //!
 //! Worker `w` of `n` parses jobs `w, w + n, w + 2n, …` in order and sends their pieces over its
 //! own bounded channel; the writer reads job `j` from channel `j % n`, so pieces arrive in file
-//! order without a reorder buffer, and memory stays bounded by `n` channels of [`PIECES`]
-//! blocks (a huge session streams through as it is parsed, never held whole). A job the writer
+//! order without a reorder buffer, and memory stays bounded by `n` channels of at most
+//! [`AHEAD`] bytes of pieces each (a huge session streams through as it is parsed, never held
+//! whole); the bound is in bytes, not pieces, so a worker runs well ahead while the writer
+//! is in a long merge or commit. A job the writer
 //! does not use after all (a source it finds unchanged) is read and dropped. When the writer
 //! stops early its receivers go; a worker's next send fails and it stops after its current
 //! parse.
 
 use std::rc::Rc;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::Scope;
 
 use scry_model::{Event, Header, Warning};
@@ -28,8 +31,69 @@ use crate::grams::GramSet;
 use crate::ingest::{push_event, warning_body};
 use crate::schema::PARSER_VERSION;
 
-/// Pieces a worker may have sent ahead of the writer.
-const PIECES: usize = 32;
+/// Pieces a worker may have sent ahead of the writer, at most.
+const PIECES: usize = 8192;
+/// Bytes of pieces a worker may have sent ahead of the writer (one piece may pass it).
+const AHEAD: usize = 32 << 20;
+
+/// The bytes a worker has sent that the writer has not taken yet.
+#[derive(Default)]
+struct Budget {
+    /// (bytes in flight, the writer is gone).
+    state: Mutex<(usize, bool)>,
+    taken: Condvar,
+}
+
+impl Budget {
+    /// Waits until `bytes` more fit (or nothing is in flight, or the writer is gone).
+    fn reserve(&self, bytes: usize) {
+        let mut st = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while !st.1 && st.0 > 0 && st.0 + bytes > AHEAD {
+            st = self
+                .taken
+                .wait(st)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        st.0 += bytes;
+    }
+
+    fn release(&self, bytes: usize) {
+        let mut st = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        st.0 = st.0.saturating_sub(bytes);
+        self.taken.notify_one();
+    }
+
+    fn close(&self) {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .1 = true;
+        self.taken.notify_all();
+    }
+}
+
+impl Piece {
+    /// The heap bytes a piece holds, about.
+    fn bytes(&self) -> usize {
+        match self {
+            Piece::Block(b) => {
+                64 + b.blob.len()
+                    + 4 * b.doc.len()
+                    + 4 * b.failures.len()
+                    + std::mem::size_of::<crate::ledger::StoredRequest>() * b.requests.len()
+            }
+            Piece::Doc(_, d) => 64 + 4 * d.len(),
+            Piece::Warning(w) => 64 + w.len(),
+            Piece::End(_) => 64,
+        }
+    }
+}
 
 /// What a parse thread hands the writer, in order.
 pub(super) enum Piece {
@@ -95,8 +159,17 @@ pub(super) struct Prefetch {
     jobs: Vec<usize>,
     /// The next job the writer reads.
     next: usize,
-    /// One receiver per worker.
-    rxs: Vec<Rc<Receiver<Piece>>>,
+    /// One receiver per worker, and its bytes in flight.
+    rxs: Vec<(Rc<Receiver<Piece>>, Arc<Budget>)>,
+}
+
+impl Drop for Prefetch {
+    fn drop(&mut self) {
+        // A worker waiting for room must not wait for a writer that is gone.
+        for (_, budget) in &self.rxs {
+            budget.close();
+        }
+    }
 }
 
 impl Prefetch {
@@ -112,9 +185,14 @@ impl Prefetch {
         let mut rxs = Vec::with_capacity(workers);
         for w in 0..workers {
             let (tx, rx) = sync_channel(PIECES);
+            let budget = Arc::new(Budget::default());
             let mine: Vec<usize> = jobs.iter().skip(w).step_by(workers).copied().collect();
+            let tx = Sender {
+                tx,
+                budget: Arc::clone(&budget),
+            };
             scope.spawn(move || work(sources, files, &mine, &tx));
-            rxs.push(Rc::new(rx));
+            rxs.push((Rc::new(rx), budget));
         }
         Prefetch { jobs, next: 0, rxs }
     }
@@ -130,15 +208,21 @@ impl Prefetch {
     }
 
     fn pieces(&mut self) -> Pieces {
-        let rx = Rc::clone(&self.rxs[self.next % self.rxs.len()]);
+        let (rx, budget) = &self.rxs[self.next % self.rxs.len()];
+        let (rx, budget) = (Rc::clone(rx), Arc::clone(budget));
         self.next += 1;
-        Pieces { rx, ended: false }
+        Pieces {
+            rx,
+            budget,
+            ended: false,
+        }
     }
 }
 
 /// One file's pieces as a worker sends them; what is left unread is read and dropped.
 pub(super) struct Pieces {
     rx: Rc<Receiver<Piece>>,
+    budget: Arc<Budget>,
     ended: bool,
 }
 
@@ -149,6 +233,9 @@ impl Pieces {
             return None;
         }
         let p = self.rx.recv().ok();
+        if let Some(p) = &p {
+            self.budget.release(p.bytes());
+        }
         self.ended = matches!(p, None | Some(Piece::End(_)));
         p
     }
@@ -160,8 +247,22 @@ impl Drop for Pieces {
     }
 }
 
+/// A worker's end of its channel.
+struct Sender {
+    tx: SyncSender<Piece>,
+    budget: Arc<Budget>,
+}
+
+impl Sender {
+    /// Sends `p` once its bytes fit; `Err` when the writer is gone.
+    fn send(&self, p: Piece) -> Result<(), ()> {
+        self.budget.reserve(p.bytes());
+        self.tx.send(p).map_err(|_| ())
+    }
+}
+
 /// A worker: parses its jobs in order, sending each one's pieces and its end.
-fn work(sources: &[Box<dyn Source>], files: &[SourceFile], mine: &[usize], tx: &SyncSender<Piece>) {
+fn work(sources: &[Box<dyn Source>], files: &[SourceFile], mine: &[usize], tx: &Sender) {
     // One trigram set for all the worker's files: its 256 KB bitmap is allocated and zeroed
     // once, not per file (emptied between files).
     let mut grams = GramSet::default();
@@ -219,7 +320,7 @@ fn work(sources: &[Box<dyn Source>], files: &[SourceFile], mine: &[usize], tx: &
 /// The worker's sink: builds blocks as the writer's [`crate::ingest::IndexSink`] does and sends
 /// each one closed.
 struct PipeSink<'a> {
-    tx: &'a SyncSender<Piece>,
+    tx: &'a Sender,
     block: BlockBuf,
     /// An allocation for the next block's candidate keys.
     doc: Vec<u32>,

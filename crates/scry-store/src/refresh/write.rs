@@ -130,8 +130,8 @@ impl Batch<'_> {
     ) -> Result<()> {
         let current: Option<Option<i64>> = self
             .tx
-            .query_row("SELECT sid FROM files WHERE fid = ?1", [fid], |r| r.get(0))
-            .optional()
+            .prepare_cached("SELECT sid FROM files WHERE fid = ?1")
+            .and_then(|mut st| st.query_row([fid], |r| r.get(0)).optional())
             .map_err(StoreError::db("read file session"))?;
         if current != Some(old) {
             return self.drop_staged(sid, None);
@@ -145,7 +145,8 @@ impl Batch<'_> {
         }
         write_header(self.tx, sid, &header, count, true, file)?;
         self.tx
-            .execute("DELETE FROM pending WHERE sid = ?1", [sid])
+            .prepare_cached("DELETE FROM pending WHERE sid = ?1")
+            .and_then(|mut st| st.execute([sid]))
             .map_err(StoreError::db("unstage session"))?;
         write_fingerprint(self.tx, file, fid, sid, new_resume, fp, report)
     }
@@ -305,12 +306,14 @@ fn write_fingerprint(
         (Some(rp), Some(_)) => serde_json::to_string(rp).ok(),
         _ => None,
     };
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE files SET provider = ?1, size = ?2, mtime_ns = ?3, head_hash = ?4,
              related_sig = ?5, parser_version = ?6, resume = ?7, prefix_hash = ?8, live = 1,
              error = NULL, sid = ?9, did = ?11
          WHERE fid = ?10",
-        params![
+    )
+    .and_then(|mut st| {
+        st.execute(params![
             file.provider.as_str(),
             fp.0,
             fp.1,
@@ -322,8 +325,8 @@ fn write_fingerprint(
             sid,
             fid,
             file.id
-        ],
-    )
+        ])
+    })
     .map_err(StoreError::db("update fingerprint"))?;
     Ok(())
 }

@@ -29,15 +29,22 @@ fn refresh(store: &mut Store, p: &Lines) -> scry_store::RefreshReport {
 pub(crate) fn candidate_rows(db: &Path) -> (Vec<(i64, u32)>, Vec<i64>) {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut pairs = Vec::new();
-    let mut st = conn.prepare("SELECT key, ids FROM grams").unwrap();
+    let mut st = conn.prepare("SELECT id, dir, ids FROM grams").unwrap();
     let mut rows = st.query([]).unwrap();
-    let mut codes = Vec::new();
+    let mut kc = Vec::new();
     while let Some(r) = rows.next().unwrap() {
-        let key: u32 = r.get(0).unwrap();
-        codes.clear();
-        scry_store::postings::decode(r.get_ref(1).unwrap().as_blob().unwrap(), &mut codes)
-            .expect("every stored run list decodes");
-        pairs.extend(codes.iter().map(|&c| (scry_store::postings::id_of(c), key)));
+        kc.clear();
+        scry_store::postings::pack_pairs(
+            r.get(0).unwrap(),
+            r.get_ref(1).unwrap().as_blob().unwrap(),
+            r.get_ref(2).unwrap().as_blob().unwrap(),
+            &mut kc,
+        )
+        .expect("every stored pack decodes");
+        pairs.extend(
+            kc.iter()
+                .map(|&(key, c)| (scry_store::postings::id_of(c), key)),
+        );
     }
     drop(rows);
     drop(st);
