@@ -186,11 +186,12 @@ impl BlockBuf {
         self.group_blocks += 1;
         self.group_bytes += self.raw.len() + self.rest.len();
         let doc_first = self.group_first;
+        // The block's own filter first: closing the group empties the set.
+        let mut bloom = Vec::new();
+        self.grams.take_bloom(&mut bloom);
         if last || self.group_blocks >= GROUP_BLOCKS || self.group_bytes >= GROUP_BYTES {
             self.close_group(&mut doc);
         }
-        let mut bloom = Vec::new();
-        self.grams.take_bloom(&mut bloom);
         let sealed = Sealed {
             first: self.first,
             last: self.last,

@@ -212,8 +212,9 @@ impl GramSet {
     }
 
     /// Writes the Bloom filter of the keys added since the last call ([`BLOOM_BYTES`] bytes,
-    /// little-endian words) into `out`, and empties it. Not emptied by [`GramSet::clear`]: a
-    /// group's keys are taken when it closes, a block's filter when the block does.
+    /// little-endian words) into `out`, and empties it. [`GramSet::clear`] (and so
+    /// [`GramSet::take_keys`]) empties it too: a closing block takes its filter before its
+    /// group's keys.
     pub fn take_bloom(&mut self, out: &mut Vec<u8>) {
         out.clear();
         out.reserve(BLOOM_BYTES);
@@ -267,6 +268,7 @@ impl GramSet {
         }
         self.ascii_len = 0;
         self.others.clear();
+        self.bloom.iter_mut().for_each(|w| *w = 0);
     }
 }
 
