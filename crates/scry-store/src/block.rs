@@ -105,6 +105,9 @@ pub(crate) struct Sealed {
     pub requests: Vec<crate::ledger::StoredRequest>,
     /// The seqs of its failed tool results.
     pub failures: Vec<u32>,
+    /// The Bloom filter of its own trigram keys ([`GramSet::take_bloom`]): a search tests a
+    /// candidate group's blocks against it before decompressing them.
+    pub bloom: Vec<u8>,
 }
 
 impl BlockBuf {
@@ -183,6 +186,9 @@ impl BlockBuf {
         self.group_blocks += 1;
         self.group_bytes += self.raw.len() + self.rest.len();
         let doc_first = self.group_first;
+        // The block's own filter first: closing the group empties the set.
+        let mut bloom = Vec::new();
+        self.grams.take_bloom(&mut bloom);
         if last || self.group_blocks >= GROUP_BLOCKS || self.group_bytes >= GROUP_BYTES {
             self.close_group(&mut doc);
         }
@@ -196,6 +202,7 @@ impl BlockBuf {
             doc_first,
             requests: std::mem::take(&mut self.requests),
             failures: std::mem::take(&mut self.failures),
+            bloom,
         };
         self.clear();
         sealed

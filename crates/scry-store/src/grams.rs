@@ -77,6 +77,40 @@ pub struct GramSet {
     ascii_len: usize,
     /// The other keys (hashed), with repeats.
     others: Vec<u32>,
+    /// The Bloom filter of the keys added since the last [`GramSet::take_bloom`] (one block's
+    /// keys, while the key lists above cover the block's whole group); [`BLOOM_WORDS`] words.
+    bloom: Vec<u64>,
+}
+
+/// Words of a block's Bloom filter of its trigram keys: 16,384 bits, one hash (2 KB per block).
+/// A 40 KB block holds ≈ 12,000 distinct keys, so a key it lacks passes for about one in two,
+/// and a query's conjunction of up to a dozen keys for one block in a few thousand.
+pub const BLOOM_WORDS: usize = 256;
+/// Bytes of a stored Bloom filter.
+pub const BLOOM_BYTES: usize = BLOOM_WORDS * 8;
+
+/// The (word, bit) of key `k` in a block's Bloom filter.
+#[inline]
+fn bloom_bit(k: u32) -> (usize, u64) {
+    let h = k.wrapping_mul(0x9E37_79B1) >> 18;
+    ((h >> 6) as usize, 1u64 << (h & 63))
+}
+
+/// Whether the stored Bloom filter `bloom` ([`GramSet::take_bloom`]) may hold every key of
+/// `keys`; a filter of another length (none stored) may hold anything.
+pub fn bloom_may_hold(bloom: &[u8], keys: &[u32]) -> bool {
+    if bloom.len() != BLOOM_BYTES {
+        return true;
+    }
+    keys.iter().all(|&k| {
+        let (word, bit) = bloom_bit(k);
+        let w = u64::from_le_bytes(
+            bloom[word * 8..word * 8 + 8]
+                .try_into()
+                .unwrap_or([0xff; 8]),
+        );
+        w & bit != 0
+    })
 }
 
 impl GramSet {
@@ -96,6 +130,9 @@ impl GramSet {
         if self.seen.is_empty() {
             self.seen.resize((ASCII_KEYS / 64) as usize, 0);
         }
+        if self.bloom.is_empty() {
+            self.bloom.resize(BLOOM_WORDS, 0);
+        }
         let mut i = 0;
         let mut a = next_char(bytes, &mut i);
         if i >= n {
@@ -110,6 +147,7 @@ impl GramSet {
                     let end = n.min(i + CHUNK);
                     self.slots(end - i);
                     let (seen, ascii) = (&mut self.seen[..], &mut self.ascii[..]);
+                    let bloom = &mut self.bloom[..];
                     let mut len = self.ascii_len;
                     while i < end {
                         let c = bytes[i];
@@ -122,6 +160,8 @@ impl GramSet {
                         ascii[len] = k;
                         len += usize::from(w & bit == 0);
                         seen[word] = w | bit;
+                        let (bw, bb) = bloom_bit(k);
+                        bloom[bw & (BLOOM_WORDS - 1)] |= bb;
                         i += 1;
                     }
                     self.ascii_len = len;
@@ -137,6 +177,8 @@ impl GramSet {
             }
             let c = next_char(bytes, &mut i);
             let k = key(a, b, c);
+            let (bw, bb) = bloom_bit(k);
+            self.bloom[bw & (BLOOM_WORDS - 1)] |= bb;
             if k < ASCII_KEYS {
                 self.add_ascii(k);
             } else {
@@ -166,6 +208,23 @@ impl GramSet {
             self.slots(1);
             self.ascii[self.ascii_len] = k;
             self.ascii_len += 1;
+        }
+    }
+
+    /// Writes the Bloom filter of the keys added since the last call ([`BLOOM_BYTES`] bytes,
+    /// little-endian words) into `out`, and empties it. [`GramSet::clear`] (and so
+    /// [`GramSet::take_keys`]) empties it too: a closing block takes its filter before its
+    /// group's keys.
+    pub fn take_bloom(&mut self, out: &mut Vec<u8>) {
+        out.clear();
+        out.reserve(BLOOM_BYTES);
+        if self.bloom.is_empty() {
+            out.resize(BLOOM_BYTES, 0);
+            return;
+        }
+        for w in &mut self.bloom {
+            out.extend_from_slice(&w.to_le_bytes());
+            *w = 0;
         }
     }
 
@@ -209,6 +268,7 @@ impl GramSet {
         }
         self.ascii_len = 0;
         self.others.clear();
+        self.bloom.iter_mut().for_each(|w| *w = 0);
     }
 }
 
@@ -364,12 +424,66 @@ mod tests {
             let lines: Vec<&str> = text.lines().collect();
             assert_like_reference(&lines);
             assert_like_reference(&[&text]);
+            assert_bloom_holds(&lines);
         }
         assert!(
             texts > 100 && bytes > 1_000_000,
             "{texts} text files, {bytes} bytes"
         );
         assert!(non_ascii > 5, "{non_ascii} files with non-ASCII text");
+    }
+
+    /// A block's Bloom filter holds every key of its fields (a search never skips a block
+    /// that has a match), for blocks of up to 40 KB of `lines` as the writer fills them.
+    fn assert_bloom_holds(lines: &[&str]) {
+        let mut set = GramSet::default();
+        let (mut block, mut bytes, mut bloom) = (Vec::new(), 0, Vec::new());
+        for (i, line) in lines.iter().enumerate() {
+            set.add(line);
+            block.push(*line);
+            bytes += line.len();
+            if bytes >= 40 << 10 || i + 1 == lines.len() {
+                set.take_bloom(&mut bloom);
+                let keys = reference(&block);
+                assert!(
+                    bloom_may_hold(&bloom, &keys),
+                    "a key of the block is not in its filter"
+                );
+                // Only this block's keys: the filter was emptied for the next.
+                set.take_bloom(&mut bloom);
+                assert!(bloom.iter().all(|b| *b == 0));
+                (block, bytes) = (Vec::new(), 0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_block_filter_holds_its_keys_and_mostly_not_others() {
+        let mut set = GramSet::default();
+        set.add("Hello world, again_iterator 会话跨");
+        let mut bloom = Vec::new();
+        set.take_bloom(&mut bloom);
+        assert_eq!(bloom.len(), BLOOM_BYTES);
+        assert!(bloom_may_hold(
+            &bloom,
+            &keys_of(["hello WORLD", "again_iter", "会话跨"])
+        ));
+        assert!(!bloom_may_hold(
+            &bloom,
+            &keys_of(["zebra quokka xylophone"])
+        ));
+        // No filter stored (an older row): anything may be there.
+        assert!(bloom_may_hold(&[], &keys_of(["zebra"])));
+        // The group's keys outlive the block's filter.
+        set.add("zebra");
+        set.take_bloom(&mut bloom);
+        assert!(bloom_may_hold(&bloom, &keys_of(["zebra"])));
+        assert!(!bloom_may_hold(&bloom, &keys_of(["hello world"])));
+        let mut doc = Vec::new();
+        set.take_keys(&mut doc);
+        assert!(keys_of(["hello world", "zebra"])
+            .iter()
+            .all(|k| doc.contains(k)));
     }
 
     #[test]

@@ -138,9 +138,11 @@ impl<'t> IndexSink<'t> {
         let id = event_id(self.sid, s.first);
         let mut st = self
             .tx
-            .prepare_cached("INSERT INTO blocks(id, last, kinds, data) VALUES(?1, ?2, ?3, ?4)")
+            .prepare_cached(
+                "INSERT INTO blocks(id, last, kinds, bloom, data) VALUES(?1, ?2, ?3, ?4, ?5)",
+            )
             .map_err(StoreError::db("prepare block insert"))?;
-        st.execute(params![id, s.last, s.kinds, s.blob])
+        st.execute(params![id, s.last, s.kinds, s.bloom, s.blob])
             .map_err(StoreError::db("insert block"))?;
         self.put_doc(s.doc_first, &s.doc)?;
         crate::ledger::insert(self.tx, self.sid, &s.requests)?;

@@ -39,7 +39,10 @@
 //! - `blocks`: a session's events in runs of consecutive events, each run one zstd blob
 //!   ([`crate::block`]); `id` = the first event's id `sid << 32 | seq` (so a session's blocks
 //!   are one contiguous rowid range and need no second index), `last` = its last seq, `kinds` =
-//!   a bitmask of the kinds inside. Each event keeps its text whole, the searchable `aux` text
+//!   a bitmask of the kinds inside, `bloom` (schema 14) = a Bloom filter of the block's own
+//!   trigram keys ([`crate::grams::GramSet::take_bloom`]; a search skips a candidate group's
+//!   block that cannot hold the query's keys without decompressing it; NULL: not known). Each
+//!   event keeps its text whole, the searchable `aux` text
 //!   of tool name and arguments, and the rest of the event as JSON.
 //! - `warnings`: the session's warnings in order, as JSON.
 //! - `grams`, `gram_runs`, `gram_dead` (schema 12, replacing the FTS5 table `events_fts`):
@@ -69,7 +72,7 @@ use crate::error::{Result, StoreError};
 use crate::integrity::{APPLICATION_ID, MARKER_KEY};
 
 /// Version of the table layout; a change rebuilds the index from scratch.
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 /// Version of L1 (how sessions and events are stored and which parser produced them).
 pub const PARSER_VERSION: i64 = 1;
 /// Version of L2 (facts extracted from stored events).
@@ -129,6 +132,7 @@ CREATE TABLE blocks(
     id INTEGER PRIMARY KEY,
     last INTEGER NOT NULL,
     kinds INTEGER NOT NULL,
+    bloom BLOB,
     data BLOB NOT NULL
 );
 CREATE TABLE warnings(

@@ -572,7 +572,13 @@ impl Store {
         let fail = || StoreError::db("read candidates");
         let mut st = self
             .conn
-            .prepare_cached("SELECT id, kinds, data FROM blocks WHERE id BETWEEN ?1 AND ?2")
+            .prepare_cached("SELECT id, kinds, bloom FROM blocks WHERE id BETWEEN ?1 AND ?2")
+            .map_err(fail())?;
+        // The blob is read only for a block that passes: a statement's step reads every
+        // column it returns, overflow pages and all.
+        let mut blob = self
+            .conn
+            .prepare_cached("SELECT data FROM blocks WHERE id = ?1")
             .map_err(fail())?;
         let end = event_id_range(start >> 32).1;
         let mut rows = st.query(params![start, end]).map_err(fail())?;
@@ -595,8 +601,23 @@ impl Store {
             if kinds & mask == 0 {
                 continue;
             }
-            let data = r.get_ref(2).map_err(fail())?;
-            block_hits(plan, id, data.as_blob().unwrap_or(&[]), raw, by_sid)?;
+            // A block whose own keys cannot hold any conjunction of the query's is not
+            // decompressed (its group was a candidate for keys spread over its blocks).
+            if let Some(q) = &plan.matcher.grams {
+                let bloom = r.get_ref(2).map_err(fail())?;
+                let bloom = bloom.as_blob().unwrap_or(&[]);
+                if !q
+                    .iter()
+                    .any(|conj| crate::grams::bloom_may_hold(bloom, conj))
+                {
+                    continue;
+                }
+            }
+            let mut data = blob.query([id]).map_err(fail())?;
+            if let Some(d) = data.next().map_err(fail())? {
+                let d = d.get_ref(0).map_err(fail())?;
+                block_hits(plan, id, d.as_blob().unwrap_or(&[]), raw, by_sid)?;
+            }
         }
         Ok(())
     }
